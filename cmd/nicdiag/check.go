@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/nicdiag/nicdiag"
+	"github.com/nicdiag/nicdiag/finding"
+)
+
+var checkCmd = &command{
+	name:    "check",
+	args:    "[IFACE...]",
+	summary: "preflight: every finding about the NICs, worst first",
+	help: `Checks every physical NIC (or the ones named): the PCIe path hop by hop
+(downgraded links, slot limits, whether the path can carry the ports' line
+rate), the device's identity (a chip claiming what it cannot do), and queue
+and IRQ placement. Prints each finding with what to do about it, worst first.
+Exit code: 0 nothing at warn or above, 1 a warning, 2 an error, 3 nicdiag failed.
+
+examples:
+  nicdiag check
+  nicdiag check enp1s0f0
+  nicdiag --root testdata/snapshots/82576-minipcie-x1 check --json`,
+	run: runCheck,
+}
+
+// checkJSON is the JSON document of `check --json`.
+type checkJSON struct {
+	Schema     string            `json:"schema"`
+	Interfaces []string          `json:"interfaces"`
+	Findings   []finding.Finding `json:"findings"`
+	Skipped    []string          `json:"skipped,omitempty"`
+}
+
+func runCheck(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
+	root, err := e.openRoot(ctx)
+	if err != nil {
+		return e.fail(err)
+	}
+	r, err := nicdiag.Check(ctx, nicdiag.WithRoot(root), nicdiag.WithInterfaces(args...))
+	if err != nil {
+		return e.fail(err)
+	}
+	names := make([]string, 0, len(r.NICs))
+	for _, n := range r.NICs {
+		names = append(names, n.Name)
+	}
+	if e.json {
+		if err := e.writeJSON(checkJSON{Schema: jsonSchema, Interfaces: names, Findings: r.Findings, Skipped: r.Skipped}); err != nil {
+			return e.fail(err)
+		}
+		return exitFor(r.Findings)
+	}
+	renderFindings(e.stdout, names, r.Findings)
+	for _, s := range r.Skipped {
+		fmt.Fprintf(e.stdout, "not checked: %s\n", s)
+	}
+	return exitFor(r.Findings)
+}
+
+// renderFindings writes a headline and each finding, worst first.
+func renderFindings(w io.Writer, names []string, fs []finding.Finding) {
+	count := map[finding.Severity]int{}
+	for _, f := range fs {
+		count[f.Severity]++
+	}
+	fmt.Fprintf(w, "checked %d interface(s): %s\n", len(names), strings.Join(names, ", "))
+	if len(fs) == 0 {
+		fmt.Fprintln(w, "no findings")
+		return
+	}
+	fmt.Fprintf(w, "%d finding(s): %d error, %d warn, %d info\n", len(fs), count[finding.Error], count[finding.Warn], count[finding.Info])
+	for _, f := range fs {
+		fmt.Fprintf(w, "\n%-5s %s  %s\n", strings.ToUpper(f.Severity.String()), f.Code, f.Subject)
+		fmt.Fprintf(w, "      %s\n", f.Summary)
+		if f.Fix != "" {
+			fmt.Fprintf(w, "      fix: %s\n", f.Fix)
+		}
+		if len(f.Evidence) > 0 {
+			keys := make([]string, 0, len(f.Evidence))
+			for k := range f.Evidence {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			fmt.Fprintf(w, "      evidence:\n")
+			for _, k := range keys {
+				fmt.Fprintf(w, "        %s: %s\n", k, f.Evidence[k])
+			}
+		}
+	}
+}

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/nicdiag/nicdiag"
+	"github.com/nicdiag/nicdiag/pcie"
+)
+
+var explainFlags struct {
+	frame     int
+	direction string
+	ports     int
+	speed     float64
+}
+
+var explainCmd = &command{
+	name:    "explain",
+	args:    "IFACE",
+	summary: "the throughput budget: line rate, PCIe capacity per hop, the ceiling and what sets it",
+	help: `Works out how much Ethernet traffic the NIC's PCIe path can carry for a
+workload, as a short calculation: the line rate of the ports in use, what each
+PCIe hop carries (encoding, DLLP, TLP and per-packet DMA overheads), the
+ceiling, the stage that sets it, and the ceiling had every hop trained at what
+both of its ends support. Rates are Ethernet frame bits per second (header and
+FCS, no preamble or gap) in each direction the workload uses, summed over the
+ports in use.
+
+Directions: rx (the host receives), tx (the host sends), both (every port
+receives and sends at once, as a router forwarding both ways), forward
+(one-way forwarding: half the ports receive, the other half send).
+
+examples:
+  nicdiag explain enp1s0f0
+  nicdiag explain --direction rx --frame-size 64 enp1s0f0
+  nicdiag --root testdata/snapshots/82576-minipcie-x1 explain --json enp1s0f0`,
+	flags: func(fs *flag.FlagSet) {
+		fs.IntVar(&explainFlags.frame, "frame-size", pcie.DefaultFrameBytes, "Ethernet frame `bytes`, header and FCS included")
+		fs.StringVar(&explainFlags.direction, "direction", string(pcie.Both), "rx, tx, both or forward")
+		fs.IntVar(&explainFlags.ports, "ports", 0, "ports of the card in use (0: every function sharing the narrowest link)")
+		fs.Float64Var(&explainFlags.speed, "port-speed", 0, "line rate of each port in `Mbps` (0: the negotiated link speed)")
+	},
+	run: runExplain,
+}
+
+// explainJSON is the JSON document of `explain --json`.
+type explainJSON struct {
+	Schema string `json:"schema"`
+	*nicdiag.Budget
+}
+
+func runExplain(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
+	if len(args) != 1 {
+		fs.Usage()
+		return exitFail
+	}
+	dir, err := pcie.ParseDirection(explainFlags.direction)
+	if err != nil {
+		return e.fail(err)
+	}
+	w := pcie.Workload{FrameBytes: explainFlags.frame, Direction: dir, Ports: explainFlags.ports, PortMbps: explainFlags.speed}
+	root, err := e.openRoot(ctx)
+	if err != nil {
+		return e.fail(err)
+	}
+	b, err := nicdiag.Explain(ctx, args[0], w, nicdiag.WithRoot(root))
+	if err != nil {
+		if errors.Is(err, nicdiag.ErrNoPCIePath) {
+			return e.fail(fmt.Errorf("%w (nothing to explain: the PCIe model applies to PCIe NICs)", err))
+		}
+		return e.fail(err)
+	}
+	if e.json {
+		if err := e.writeJSON(explainJSON{Schema: jsonSchema, Budget: b}); err != nil {
+			return e.fail(err)
+		}
+		return exitOK
+	}
+	renderBudget(e.stdout, b)
+	return exitOK
+}
+
+// renderBudget writes the budget as a short worked calculation.
+func renderBudget(w io.Writer, b *nicdiag.Budget) {
+	wl := b.Workload
+	fmt.Fprintf(w, "%s (%s), DMA profile %s\n", b.Interface, b.Address, b.Profile)
+	fmt.Fprintf(w, "workload: %d port(s) at %s Mb/s, %d-byte frames, %s\n\n", wl.Ports, num(wl.PortMbps), wl.FrameBytes, directionWords(wl.Direction))
+
+	fmt.Fprintf(w, "1. Ethernet line rate of the ports in use: %s Mb/s of frames per direction\n", num(b.EthernetMbps))
+	fmt.Fprintf(w, "   (%d × %s Mb/s × %d/(%d+20) for preamble and inter-frame gap; port speed: %s)\n\n",
+		wl.Ports, num(wl.PortMbps), wl.FrameBytes, wl.FrameBytes, b.PortSpeedSource)
+
+	fmt.Fprintf(w, "2. PCIe, hop by hop (device first), for this traffic:\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "   hop\tlink\ttrained\tcapable\traw Gb/s\tports\tcarries Mb/s\tbinds\n")
+	for _, h := range b.Model.Hops {
+		var ph *pcie.Hop
+		for i := range b.Hops {
+			if b.Hops[i].Upstream.Address == h.Addr {
+				ph = &b.Hops[i]
+			}
+		}
+		link, capable := h.Addr, "?"
+		if ph != nil {
+			link = ph.Upstream.Address + " → " + ph.Downstream.Address
+			capable = speedWidth(ph.CapableSpeed, ph.CapableWidth) + limitedBy(ph)
+		}
+		fmt.Fprintf(tw, "   %d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", h.Index, link, speedWidth(h.GTs, h.Width), capable,
+			strconv.FormatFloat(h.RawGbps, 'f', 2, 64), h.Busy, rangeWords(h.PCIeMbps), dirWords(h.Dir))
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "   (MPS %d, MRRS %d, RCB %d; range: pessimistic–optimistic completion chunking, addressing and DLLP spacing)\n\n", b.Model.MPS, b.Model.MRRS, b.Model.RCB)
+
+	fmt.Fprintf(w, "3. Ceiling: %s Mb/s per direction", rangeWords(b.CeilingMbps))
+	if b.Bound == pcie.BoundPCIe {
+		fmt.Fprintf(w, ", PCIe-bound at the link of %s (%s)", b.LimitingHop, dirWords(b.LimitingDirection))
+		if b.LimitedBy != "" {
+			fmt.Fprintf(w, ", %s-limited", b.LimitedBy)
+		}
+		fmt.Fprintf(w, "\n   the path carries %.0f%% of the line rate\n", 100*b.CeilingMbps.Nominal/b.EthernetMbps)
+	} else {
+		fmt.Fprintf(w, ", Ethernet-bound: the PCIe path has %.2f× headroom\n", b.PCIeMbps.Nominal/b.EthernetMbps)
+	}
+	if wl.FrameBytes == 1518 || wl.FrameBytes == 9018 {
+		fmt.Fprintf(w, "   about %s Mb/s of TCP payload (IPv4, TCP timestamps, full-size segments)\n", num(pcie.TCPGoodputMbps(b.CeilingMbps.Nominal, wl.FrameBytes)))
+	}
+	fmt.Fprintln(w)
+
+	fmt.Fprintf(w, "4. At capability (every hop trained at what both ends support): %s Mb/s, %s-bound\n",
+		rangeWords(b.AtCapabilityMbps), b.AtCapabilityBound)
+	if len(b.Model.Assumptions) > 0 {
+		fmt.Fprintf(w, "\nassumptions:\n")
+		for _, a := range b.Model.Assumptions {
+			fmt.Fprintf(w, "  - %s\n", a)
+		}
+	}
+	fmt.Fprintf(w, "  - DMA profile basis: %s\n", b.ProfileBasis)
+}
+
+func directionWords(d pcie.Direction) string {
+	switch d {
+	case pcie.RX:
+		return "host receives (rx)"
+	case pcie.TX:
+		return "host sends (tx)"
+	case pcie.Forward:
+		return "one-way forwarding (half the ports receive, half send)"
+	}
+	return "both directions at once (forwarding both ways)"
+}
+
+func dirWords(d pcie.LinkDir) string {
+	switch d {
+	case pcie.Upstream:
+		return "device→host"
+	case pcie.Downstream:
+		return "host→device"
+	}
+	return string(d)
+}
+
+func limitedBy(h *pcie.Hop) string {
+	var parts []string
+	if h.SpeedLimitedBy != "" {
+		parts = append(parts, "speed by "+h.SpeedLimitedBy)
+	}
+	if h.WidthLimitedBy != "" {
+		parts = append(parts, "width by "+h.WidthLimitedBy)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+func rangeWords(r pcie.Range) string {
+	if math.Round(r.Low) == math.Round(r.High) {
+		return num(r.Nominal)
+	}
+	return fmt.Sprintf("%s (%s–%s)", num(r.Nominal), num(r.Low), num(r.High))
+}
+
+func speedWidth(gts float64, width int) string {
+	if gts <= 0 || width <= 0 {
+		return "unknown"
+	}
+	return fmt.Sprintf("%s GT/s x%d", strconv.FormatFloat(gts, 'f', -1, 64), width)
+}
+
+func num(v float64) string { return strconv.FormatFloat(math.Round(v), 'f', 0, 64) }

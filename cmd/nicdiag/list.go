@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/nicdiag/nicdiag/nicinfo"
+)
+
+var listAll bool
+
+var listCmd = &command{
+	name:    "list",
+	args:    "",
+	summary: "one line per NIC: PCI address, driver, speed, PCIe link, NUMA, queues, name",
+	help: `List the network interfaces: physical ones (PCI, USB, other buses) by
+default, virtual ones (veth, bridge, lo, ...) too with --all. Columns: interface,
+PCI function, netdev driver, Ethernet speed, PCIe link now/max, NUMA node,
+rx/tx queues, and the device's pci.ids name.
+
+Examples:
+  nicdiag list
+  nicdiag list --all --json
+  nicdiag --root host.tar.gz list`,
+	flags: func(fs *flag.FlagSet) {
+		fs.BoolVar(&listAll, "all", false, "include virtual interfaces")
+	},
+	run: runList,
+}
+
+func runList(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
+	if len(args) > 0 {
+		fmt.Fprintf(e.stderr, "nicdiag list: unexpected argument %q\n", args[0])
+		fs.Usage()
+		return exitFail
+	}
+	root, err := e.openRoot(ctx)
+	if err != nil {
+		return e.fail(err)
+	}
+	nics, err := nicinfo.List(ctx, nicinfo.WithRoot(root))
+	if err != nil {
+		return e.fail(err)
+	}
+	shown := make([]nicinfo.NIC, 0, len(nics))
+	for _, n := range nics {
+		if listAll || n.Physical() {
+			shown = append(shown, n)
+		}
+	}
+	if e.json {
+		if err := e.writeJSON(struct {
+			Schema string        `json:"schema"`
+			NICs   []nicinfo.NIC `json:"nics"`
+		}{jsonSchema, shown}); err != nil {
+			return e.fail(err)
+		}
+		return exitOK
+	}
+	if err := renderList(e.stdout, shown); err != nil {
+		return e.fail(err)
+	}
+	return exitOK
+}
+
+// renderList writes the list table.
+func renderList(w io.Writer, nics []nicinfo.NIC) error {
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "IFACE\tPCI\tDRIVER\tSPEED\tPCIe NOW/MAX\tNUMA\tQUEUES\tNAME")
+	for i := range nics {
+		n := &nics[i]
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t%s\n",
+			n.Name, busAddr(n), dash(n.Driver), speedText(n.Link.SpeedMbps), pcieText(n),
+			numaText(n.NUMANode), n.Queues.RX, n.Queues.TX, deviceName(n))
+	}
+	return tw.Flush()
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func busAddr(n *nicinfo.NIC) string {
+	switch {
+	case n.PCI != nil:
+		return n.PCI.Address
+	case n.USB != nil:
+		return "usb " + n.USB.Path
+	}
+	return "-"
+}
+
+func speedText(mbps int) string {
+	if mbps <= 0 {
+		return "unknown"
+	}
+	return strconv.Itoa(mbps) + "Mb/s"
+}
+
+func numaText(node int) string {
+	if node < 0 {
+		return "-"
+	}
+	return strconv.Itoa(node)
+}
+
+func gts(v float64) string {
+	return strconv.FormatFloat(v, 'f', -1, 64) + "GT/s"
+}
+
+// pcieText is "2.5GT/s x1/2.5GT/s x4": the link as trained, then what the
+// function is capable of.
+func pcieText(n *nicinfo.NIC) string {
+	if n.PCI == nil || n.PCI.Link == nil {
+		return "-"
+	}
+	l := n.PCI.Link
+	return fmt.Sprintf("%s x%d/%s x%d", gts(l.CurrentSpeed), l.CurrentWidth, gts(l.MaxSpeed), l.MaxWidth)
+}
+
+// deviceName is the pci.ids name, the numeric IDs when there is none, or
+// the link kind of a virtual interface.
+func deviceName(n *nicinfo.NIC) string {
+	switch {
+	case n.PCI != nil:
+		f := n.PCI
+		id := fmt.Sprintf("[%04x:%04x]", f.VendorID, f.DeviceID)
+		name := strings.TrimSpace(f.VendorName + " " + f.DeviceName)
+		if f.DeviceName == "" {
+			return strings.TrimSpace(name + " " + id)
+		}
+		return name
+	case n.USB != nil:
+		return fmt.Sprintf("USB [%04x:%04x]", n.USB.VendorID, n.USB.ProductID)
+	case n.Kind != "":
+		return n.Kind
+	}
+	return "-"
+}

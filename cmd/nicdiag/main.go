@@ -1,0 +1,220 @@
+// Command nicdiag inspects the network cards of a Linux host and explains why
+// a network benchmark hits a ceiling: the PCIe path, the device's identity,
+// and the per-core interrupt load.
+//
+// Exit codes: 0 no finding at warn or above, 1 a finding at warn, 2 a finding
+// at error, 3 nicdiag itself failed (including bad usage).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/nicdiag/nicdiag/finding"
+	"github.com/nicdiag/nicdiag/snapshot"
+)
+
+// Exit codes (DESIGN §3).
+const (
+	exitOK    = 0
+	exitWarn  = 1
+	exitError = 2
+	exitFail  = 3
+)
+
+// command is one subcommand. run returns the exit code.
+type command struct {
+	name    string
+	args    string // argument synopsis
+	summary string // one line for the command list
+	help    string // what it does, with an example
+	run     func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int
+	flags   func(fs *flag.FlagSet)
+}
+
+var commands []*command
+
+func lookup(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+func init() {
+	commands = []*command{listCmd, showCmd, checkCmd, explainCmd, monitorCmd, snapshotCmd, serveCmd}
+}
+
+// env carries what every command needs: output streams and global flags.
+type env struct {
+	stdout, stderr io.Writer
+	root           string // --root; "" is the live host
+	json           bool
+	tty            bool // stdout is a terminal
+	snap           *snapshot.Snapshot
+}
+
+// openRoot returns the directory to read: "/" for the live host, or the
+// snapshot directory (unpacking a .tar.gz). Call e.close when done.
+func (e *env) openRoot(ctx context.Context) (string, error) {
+	if e.root == "" {
+		return "/", nil
+	}
+	if e.snap == nil {
+		s, err := snapshot.Open(ctx, e.root)
+		if err != nil {
+			return "", err
+		}
+		e.snap = s
+	}
+	return e.snap.Dir, nil
+}
+
+func (e *env) close() {
+	if e.snap != nil {
+		e.snap.Close()
+	}
+}
+
+// fail prints err and returns exitFail.
+func (e *env) fail(err error) int {
+	fmt.Fprintf(e.stderr, "nicdiag: %v\n", err)
+	return exitFail
+}
+
+// exitFor maps findings to the exit code of DESIGN §3.
+func exitFor(fs []finding.Finding) int {
+	w, ok := finding.Worst(fs)
+	switch {
+	case !ok || w == finding.Info:
+		return exitOK
+	case w == finding.Warn:
+		return exitWarn
+	default:
+		return exitError
+	}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run is main without the process: it parses args and runs a command.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	e := &env{stdout: stdout, stderr: stderr, tty: isTerminal(stdout)}
+	defer e.close()
+
+	global := flag.NewFlagSet("nicdiag", flag.ContinueOnError)
+	global.SetOutput(stderr)
+	addGlobal(global, e)
+	global.Usage = func() {}
+	if err := global.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			usage(stdout)
+			return exitOK
+		}
+		usage(stderr)
+		return exitFail
+	}
+	rest := global.Args()
+	if len(rest) == 0 {
+		usage(stderr)
+		return exitFail
+	}
+	name := rest[0]
+	if name == "help" {
+		if len(rest) > 1 {
+			if c := lookup(rest[1]); c != nil {
+				fs := newFlagSet(c, e, stdout)
+				fs.SetOutput(stdout)
+				fs.Usage()
+				return exitOK
+			}
+		}
+		usage(stdout)
+		return exitOK
+	}
+	c := lookup(name)
+	if c == nil {
+		fmt.Fprintf(stderr, "nicdiag: unknown command %q\n\n", name)
+		usage(stderr)
+		return exitFail
+	}
+	fs := newFlagSet(c, e, stderr)
+	printUsage := fs.Usage
+	fs.Usage = func() {}
+	if err := fs.Parse(rest[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			printUsage()
+			return exitOK
+		}
+		printUsage()
+		return exitFail
+	}
+	fs.Usage = printUsage
+	return c.run(ctx, e, fs, fs.Args())
+}
+
+// addGlobal registers the flags every command accepts, before or after the
+// command name.
+func addGlobal(fs *flag.FlagSet, e *env) {
+	fs.StringVar(&e.root, "root", e.root, "read a snapshot (directory or .tar.gz) instead of the live host")
+	fs.BoolVar(&e.json, "json", e.json, "write JSON instead of text")
+}
+
+func newFlagSet(c *command, e *env, out io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("nicdiag "+c.name, flag.ContinueOnError)
+	fs.SetOutput(out)
+	addGlobal(fs, e)
+	if c.flags != nil {
+		c.flags(fs)
+	}
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "usage: nicdiag %s [flags] %s\n\n%s\n\nflags:\n", c.name, c.args, strings.TrimSpace(c.help))
+		fs.VisitAll(func(f *flag.Flag) {
+			name, u := flag.UnquoteUsage(f)
+			if name != "" {
+				name = " " + name
+			}
+			def := ""
+			if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+				def = fmt.Sprintf(" (default %s)", f.DefValue)
+			}
+			fmt.Fprintf(w, "  --%s%s\n        %s%s\n", f.Name, name, u, def)
+		})
+	}
+	return fs
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintf(w, "nicdiag: inspect network cards and explain throughput ceilings\n\nusage: nicdiag [--root PATH] [--json] COMMAND [ARGS]\n\ncommands:\n")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintf(w, "\nRun 'nicdiag help COMMAND' or 'nicdiag COMMAND --help' for details and examples.\n")
+	fmt.Fprintf(w, "Exit codes: 0 no finding at warn or above, 1 warn, 2 error, 3 nicdiag failed.\n")
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

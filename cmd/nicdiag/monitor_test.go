@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestSplitMonitorArgs(t *testing.T) {
+	isIface := func(s string) bool { return s == "eth0" || s == "eth1" }
+	for _, tc := range []struct {
+		args         []string
+		ifaces, argv []string
+	}{
+		{nil, nil, nil},
+		{[]string{"eth0", "eth1"}, []string{"eth0", "eth1"}, nil},
+		{[]string{"iperf3", "-c", "x"}, []string{}, []string{"iperf3", "-c", "x"}},
+		{[]string{"eth0", "--", "eth1"}, []string{"eth0"}, []string{"eth1"}},
+		{[]string{"eth0", "sleep", "1"}, []string{"eth0"}, []string{"sleep", "1"}},
+	} {
+		i, a := splitMonitorArgs(tc.args, isIface)
+		if !slices.Equal(i, tc.ifaces) || !slices.Equal(a, tc.argv) {
+			t.Errorf("split(%q) = %q %q; want %q %q", tc.args, i, a, tc.ifaces, tc.argv)
+		}
+	}
+}
+
+// jsonLines parses every line of b as a JSON object.
+func jsonLines(t *testing.T, b []byte) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("line %d is not JSON: %v: %s", len(out)+1, err, sc.Text())
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func types(lines []map[string]any) string {
+	var s []string
+	for _, l := range lines {
+		s = append(s, l["type"].(string))
+	}
+	return strings.Join(s, " ")
+}
+
+func checkSample(t *testing.T, m map[string]any) {
+	t.Helper()
+	if m["schema"] != jsonSchema || m["interval_s"].(float64) <= 0 || m["time"] == nil {
+		t.Errorf("sample header: %v", m)
+	}
+	cpus, _ := m["cpus"].([]any)
+	if len(cpus) == 0 {
+		t.Fatalf("sample without cpus: %v", m)
+	}
+	c := cpus[0].(map[string]any)
+	for _, k := range []string{"cpu", "irq_pct", "softirq_pct", "busy_pct", "net_rx_per_s", "net_tx_per_s",
+		"nic_irqs_per_s", "softnet_processed_per_s", "softnet_dropped_per_s", "softnet_squeezed_per_s"} {
+		if _, ok := c[k]; !ok {
+			t.Errorf("cpu object lacks %s: %v", k, c)
+		}
+	}
+	if (c["irq_pct"] == nil) != (m["irq_time_accounted"] == false) {
+		t.Errorf("irq_pct %v with irq_time_accounted %v", c["irq_pct"], m["irq_time_accounted"])
+	}
+}
+
+func TestMonitorJSONAndRecord(t *testing.T) {
+	rec := filepath.Join(t.TempDir(), "run.jsonl")
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"monitor", "--json", "--interval", "200ms", "--duration", "1100ms", "--record", rec}, &out, &errb)
+	if code == exitFail {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	lines := jsonLines(t, out.Bytes())
+	if got := types(lines); !strings.HasPrefix(got, "sample sample sample") || !strings.HasSuffix(got, " summary") {
+		t.Fatalf("stdout types = %s", got)
+	}
+	checkSample(t, lines[0])
+	b, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rl := jsonLines(t, b)
+	if got := types(rl); got != "start "+types(lines) {
+		t.Errorf("record types = %s, stdout %s", got, types(lines))
+	}
+	sum := rl[len(rl)-1]
+	if _, ok := sum["findings"]; !ok || sum["interrupted"] != false {
+		t.Errorf("summary = %v", sum)
+	}
+	// The exit code follows the findings.
+	fs, _ := json.Marshal(sum["findings"])
+	want := exitOK
+	if strings.Contains(string(fs), `"severity":"warn"`) {
+		want = exitWarn
+	}
+	if strings.Contains(string(fs), `"severity":"error"`) {
+		want = exitError
+	}
+	if code != want {
+		t.Errorf("exit %d, findings %s", code, fs)
+	}
+}
+
+// Ctrl-C mid-run: the record holds every completed sample and a summary.
+func TestMonitorCancelKeepsRecord(t *testing.T) {
+	rec := filepath.Join(t.TempDir(), "run.jsonl")
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(750*time.Millisecond, cancel)
+	var out, errb bytes.Buffer
+	code := run(ctx, []string{"monitor", "--interval", "200ms", "--record", rec}, &out, &errb)
+	if code == exitFail {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	b, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rl := jsonLines(t, b)
+	got := types(rl)
+	if !strings.HasPrefix(got, "start sample sample") || !strings.HasSuffix(got, "summary") {
+		t.Fatalf("record types = %s", got)
+	}
+	for _, l := range rl[1 : len(rl)-1] {
+		checkSample(t, l)
+	}
+	if rl[len(rl)-1]["interrupted"] != true {
+		t.Error("summary does not say it was interrupted")
+	}
+	if strings.Contains(out.String(), "\x1b[") {
+		t.Error("escape codes on a non-terminal")
+	}
+	if !strings.Contains(out.String(), "NET_RX/s") || !strings.Contains(out.String(), "verdict:") {
+		t.Errorf("plain output:\n%s", out.String())
+	}
+}
+
+func TestMonitorCommand(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"monitor", "--json", "--interval", "200ms", "--", "sh", "-c", "echo from-command; sleep 0.7; exit 3"}, &out, &errb)
+	if code == exitFail {
+		t.Fatalf("exit %d (the command's own status must not become nicdiag's): %s", code, errb.String())
+	}
+	text := out.String()
+	first, rest, _ := strings.Cut(text, "\n")
+	if first != "from-command" {
+		t.Fatalf("command output not passed through first: %q", text)
+	}
+	lines := jsonLines(t, []byte(rest))
+	if got := types(lines); got != "summary" {
+		t.Fatalf("nicdiag printed %s while the command ran", got)
+	}
+	cmd := lines[0]["command"].(map[string]any)
+	if cmd["exit_code"].(float64) != 3 || lines[0]["samples"].(float64) < 2 {
+		t.Errorf("summary = %v", lines[0])
+	}
+}
+
+func TestMonitorCommandCannotStart(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"monitor", "--", "/nonexistent/nicdiag-test"}, &out, &errb)
+	if code != exitFail || !strings.Contains(errb.String(), "cannot start") {
+		t.Errorf("exit %d, stderr %q", code, errb.String())
+	}
+}

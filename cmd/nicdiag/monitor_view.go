@@ -1,0 +1,125 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/nicdiag/nicdiag/irq"
+)
+
+// monitorView renders samples: a redrawn screen on a terminal, plain blocks
+// otherwise, JSON lines with --json. With a command running it stays quiet
+// until the summary, so that the command's own output is not broken up.
+type monitorView struct {
+	e     *env
+	quiet bool
+}
+
+func newMonitorView(e *env, commandRuns bool) *monitorView {
+	return &monitorView{e: e, quiet: commandRuns}
+}
+
+func (v *monitorView) sample(x irq.Sample, queues []irq.NICQueues) {
+	if v.quiet {
+		return
+	}
+	if v.e.json {
+		_ = writeLine(v.e.stdout, sampleLine{Type: "sample", Schema: jsonSchema, Sample: &x})
+		return
+	}
+	var b strings.Builder
+	if v.e.tty {
+		b.WriteString("\x1b[H\x1b[2J") // home, clear: redraw like top
+		fmt.Fprintf(&b, "nicdiag monitor — %s, every %.1fs (Ctrl-C ends)\n\n", x.Time.Format("15:04:05"), x.IntervalS)
+	} else {
+		fmt.Fprintf(&b, "sample %s interval %.2fs\n", x.Time.Format(time.RFC3339), x.IntervalS)
+	}
+	renderSample(&b, x)
+	if !v.e.tty {
+		b.WriteString("\n")
+	}
+	_, _ = io.WriteString(v.e.stdout, b.String())
+}
+
+// renderSample writes the per-CPU and per-NIC tables.
+func renderSample(w io.Writer, x irq.Sample) {
+	fmt.Fprintf(w, "%4s %6s %6s %6s %10s %10s %10s %10s %9s %9s\n",
+		"CPU", "busy%", "irq%", "sirq%", "NET_RX/s", "NET_TX/s", "nicIRQ/s", "backlog/s", "drop/s", "squeez/s")
+	for _, c := range x.CPUs {
+		irqPct := "-"
+		if c.IRQPct != nil {
+			irqPct = fmt.Sprintf("%.1f", *c.IRQPct)
+		}
+		fmt.Fprintf(w, "%4d %6.1f %6s %6.1f %10.0f %10.0f %10.0f %10.0f %9.0f %9.0f\n",
+			c.CPU, c.BusyPct, irqPct, c.SoftIRQPct, c.NetRXPerS, c.NetTXPerS, c.NICIRQsPerS,
+			c.SoftnetProcessedPerS, c.SoftnetDroppedPerS, c.SoftnetSqueezedPerS)
+	}
+	if !x.IRQTimeAccounted {
+		fmt.Fprintln(w, "irq% -: hard-IRQ time is not accounted by this kernel")
+	}
+	if len(x.NICs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%-12s %10s %10s %9s %9s %9s  %s\n", "NIC", "rx pkt/s", "tx pkt/s", "rx Mb/s", "tx Mb/s", "irq/s", "queues (kind-n@cpu irq/s)")
+	for _, n := range x.NICs {
+		var qs []string
+		for _, q := range n.Queues {
+			if q.Kind == irq.KindOther && q.IRQsPerS == 0 {
+				continue
+			}
+			cpu := "-"
+			if q.CPU >= 0 {
+				cpu = fmt.Sprint(q.CPU)
+			} else if len(q.EffectiveCPUs) > 0 {
+				cpu = irq.FormatCPUList(q.EffectiveCPUs)
+			}
+			name := q.Kind
+			if q.Index >= 0 {
+				name = fmt.Sprintf("%s-%d", q.Kind, q.Index)
+			}
+			qs = append(qs, fmt.Sprintf("%s@%s %.0f", name, cpu, q.IRQsPerS))
+		}
+		fmt.Fprintf(w, "%-12s %10.0f %10.0f %9.1f %9.1f %9.0f  %s\n", n.Name, n.RXPacketsPerS, n.TXPacketsPerS,
+			n.RXBytesPerS*8/1e6, n.TXBytesPerS*8/1e6, n.IRQsPerS, strings.Join(qs, " "))
+		if n.StatsError != "" {
+			fmt.Fprintf(w, "%-12s (packet counters: %s)\n", "", n.StatsError)
+		}
+	}
+}
+
+// summary prints the verdict.
+func (v *monitorView) summary(s summaryLine) {
+	if v.e.json {
+		_ = writeLine(v.e.stdout, s)
+		return
+	}
+	var b strings.Builder
+	if v.e.tty && !v.quiet {
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "nicdiag monitor: %d samples over %.1fs", s.Samples, s.Seconds)
+	if s.Command != nil {
+		fmt.Fprintf(&b, "; %s exited with status %d", strings.Join(s.Command.Argv, " "), s.Command.ExitCode)
+	}
+	if s.Interrupted {
+		b.WriteString(" (interrupted)")
+	}
+	b.WriteString("\n")
+	if s.Samples > 0 {
+		b.WriteString("window averages:\n")
+		renderSample(&b, irq.Sample{IntervalS: s.Seconds, IRQTimeAccounted: s.IRQTimeAccounted, CPUs: s.CPUs, NICs: s.NICs})
+	}
+	b.WriteString("\nverdict:\n")
+	if len(s.Findings) == 0 {
+		b.WriteString("  no core was bound by packet work, and no softnet drops or squeezes\n")
+	}
+	for _, f := range s.Findings {
+		fmt.Fprintf(&b, "  %s\n", f)
+		if f.Fix != "" {
+			fmt.Fprintf(&b, "      fix: %s\n", f.Fix)
+		}
+	}
+	_, _ = io.WriteString(v.e.stdout, b.String())
+}

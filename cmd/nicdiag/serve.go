@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/nicdiag/nicdiag/exporter"
+)
+
+var serveFlags struct {
+	listen string
+	ttl    time.Duration
+}
+
+var serveCmd = &command{
+	name:    "serve",
+	summary: "Prometheus exposition of the joins and verdicts on /metrics",
+	help: `Serves Prometheus metrics on http://ADDR/metrics: per NIC an info metric with
+joined labels (iface, pci, driver, chip, numa), each PCIe hop's link as trained
+and as capable, the bandwidth model's ceiling for the default workload, the
+findings of 'nicdiag check' as gauges, and where each queue's IRQ lands. It
+exports what node_exporter lacks, not copies of its counters. A check result
+serves scrapes for --ttl; concurrent scrapes share it.
+
+examples:
+  nicdiag serve --listen 127.0.0.1:9799
+  nicdiag --root snapshot.tar.gz serve --listen 127.0.0.1:9799`,
+	flags: func(fs *flag.FlagSet) {
+		fs.StringVar(&serveFlags.listen, "listen", "127.0.0.1:9799", "`address` to listen on")
+		fs.DurationVar(&serveFlags.ttl, "ttl", exporter.DefaultTTL, "how long one check serves scrapes")
+	},
+	run: runServe,
+}
+
+func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
+	if len(args) != 0 {
+		fs.Usage()
+		return exitFail
+	}
+	root, err := e.openRoot(ctx)
+	if err != nil {
+		return e.fail(err)
+	}
+	ln, err := net.Listen("tcp", serveFlags.listen)
+	if err != nil {
+		return e.fail(err)
+	}
+	srv := newMetricsServer(exporter.New(exporter.WithRoot(root), exporter.WithTTL(serveFlags.ttl)))
+	if e.json {
+		e.writeJSON(map[string]string{"schema": jsonSchema, "listening": "http://" + ln.Addr().String() + "/metrics"})
+	} else {
+		fmt.Fprintf(e.stdout, "serving metrics on http://%s/metrics\n", ln.Addr())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return e.fail(err)
+	case <-ctx.Done():
+	}
+	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shut); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return e.fail(err)
+	}
+	return exitOK
+}
+
+// newMetricsServer serves the collector on /metrics with its own registry.
+func newMetricsServer(c prometheus.Collector) *http.Server {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(c)
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprintln(w, "nicdiag exporter: metrics on /metrics")
+	})
+	return &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+}

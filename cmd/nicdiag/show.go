@@ -1,0 +1,216 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/nicdiag/nicdiag/nicinfo"
+)
+
+var showCmd = &command{
+	name:    "show",
+	args:    "IFACE",
+	summary: "everything known about one NIC",
+	help: `Show everything nicdiag knows about one interface, grouped like ethtool
+output: identity (PCI IDs and names), driver and firmware, Ethernet link and
+modes, queues, IRQs, NUMA placement, PCIe link, SR-IOV, and what could not be
+read (and why).
+
+Examples:
+  nicdiag show eth0
+  nicdiag --root host.tar.gz show enp1s0f0 --json`,
+	run: runShow,
+}
+
+func runShow(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
+	if len(args) != 1 {
+		fmt.Fprintln(e.stderr, "nicdiag show: need exactly one interface name")
+		fs.Usage()
+		return exitFail
+	}
+	root, err := e.openRoot(ctx)
+	if err != nil {
+		return e.fail(err)
+	}
+	n, err := nicinfo.Get(ctx, args[0], nicinfo.WithRoot(root))
+	if errors.Is(err, os.ErrNotExist) {
+		return e.fail(fmt.Errorf("no interface %q (see 'nicdiag list --all')", args[0]))
+	}
+	if err != nil {
+		return e.fail(err)
+	}
+	if e.json {
+		if err := e.writeJSON(struct {
+			Schema string       `json:"schema"`
+			NIC    *nicinfo.NIC `json:"nic"`
+		}{jsonSchema, n}); err != nil {
+			return e.fail(err)
+		}
+		return exitOK
+	}
+	if err := renderShow(e.stdout, n); err != nil {
+		return e.fail(err)
+	}
+	return exitOK
+}
+
+// showSection is one titled block of `show` text. Rows are key/value
+// pairs; Body, when set, writes free text after them (a hop table, a list
+// of findings).
+type showSection struct {
+	Title string
+	Rows  [][2]string
+	Body  func(w io.Writer) error
+}
+
+func (s *showSection) add(k, v string) {
+	if v != "" {
+		s.Rows = append(s.Rows, [2]string{k, v})
+	}
+}
+
+// renderShow writes the inventory sections for n, then extra ones.
+func renderShow(w io.Writer, n *nicinfo.NIC, extra ...showSection) error {
+	secs := append(inventorySections(n), extra...)
+	for i, s := range secs {
+		if len(s.Rows) == 0 && s.Body == nil {
+			continue
+		}
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "%s:\n", s.Title)
+		tw := tabwriter.NewWriter(w, 0, 8, 1, ' ', 0)
+		for _, r := range s.Rows {
+			fmt.Fprintf(tw, "\t%s:\t%s\n", r[0], r[1])
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		if s.Body != nil {
+			if err := s.Body(w); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func inventorySections(n *nicinfo.NIC) []showSection {
+	id := showSection{Title: "Identity"}
+	id.add("Interface", n.Name)
+	id.add("Index", strconv.Itoa(n.Index))
+	id.add("MAC", n.MAC)
+	if n.PermMAC != n.MAC {
+		id.add("Permanent MAC", n.PermMAC)
+	}
+	id.add("State", n.OperState)
+	if n.MTU > 0 {
+		id.add("MTU", strconv.Itoa(n.MTU))
+	}
+	id.add("Bus", string(n.Bus))
+	id.add("Kind", n.Kind)
+	if f := n.PCI; f != nil {
+		id.add("PCI function", f.Address)
+		id.add("Vendor", named(f.VendorName, f.VendorID))
+		id.add("Device", named(f.DeviceName, f.DeviceID))
+		id.add("Subsystem", strings.TrimSpace(fmt.Sprintf("%s [%04x:%04x]", f.SubsystemName, f.SubsystemVendor, f.SubsystemDevice)))
+		id.add("Class", strings.TrimSpace(fmt.Sprintf("%s [%06x]", f.ClassName, f.Class)))
+		id.add("Revision", fmt.Sprintf("%02x", f.Revision))
+	}
+	if u := n.USB; u != nil {
+		id.add("USB device", fmt.Sprintf("%s [%04x:%04x]", u.Path, u.VendorID, u.ProductID))
+		if u.SpeedMbps > 0 {
+			id.add("USB speed", strconv.Itoa(u.SpeedMbps)+"Mb/s")
+		}
+	}
+
+	drv := showSection{Title: "Driver"}
+	drv.add("Driver", n.Driver)
+	drv.add("Version", n.DriverVersion)
+	drv.add("Firmware", n.FirmwareVersion)
+	drv.add("Bus info", n.BusInfo)
+	if n.PCI != nil {
+		drv.add("PCI driver", n.PCI.Driver)
+	}
+	if n.USB != nil {
+		drv.add("USB driver", n.USB.Driver)
+	}
+
+	link := showSection{Title: "Link"}
+	link.add("Speed", speedText(n.Link.SpeedMbps))
+	link.add("Duplex", n.Link.Duplex)
+	if n.Link.Autoneg != nil {
+		link.add("Auto-negotiation", onOff(*n.Link.Autoneg))
+	}
+	link.add("Port", n.Link.Port)
+	link.add("Supported modes", strings.Join(n.Link.Supported, " "))
+	link.add("Advertised modes", strings.Join(n.Link.Advertised, " "))
+
+	q := showSection{Title: "Queues"}
+	q.add("RX queues", strconv.Itoa(n.Queues.RX))
+	q.add("TX queues", strconv.Itoa(n.Queues.TX))
+	if c := n.Queues.Channels; c != nil {
+		q.add("Channels", fmt.Sprintf("rx %d tx %d other %d combined %d (max rx %d tx %d other %d combined %d)",
+			c.RX, c.TX, c.Other, c.Combined, c.MaxRX, c.MaxTX, c.MaxOther, c.MaxCombined))
+	}
+	q.add("RPS", onOff(n.Queues.RPS))
+
+	irq := showSection{Title: "IRQs"}
+	numa := showSection{Title: "NUMA"}
+	pcie := showSection{Title: "PCIe"}
+	sriov := showSection{Title: "SR-IOV"}
+	if f := n.PCI; f != nil {
+		irq.add("IRQs", intList(f.IRQs))
+		numa.add("Node", numaText(n.NUMANode))
+		numa.add("Local CPUs", n.LocalCPUs)
+		if l := f.Link; l != nil {
+			pcie.add("Link now", fmt.Sprintf("%s x%d", gts(l.CurrentSpeed), l.CurrentWidth))
+			pcie.add("Link max", fmt.Sprintf("%s x%d", gts(l.MaxSpeed), l.MaxWidth))
+		}
+		sriov.add("Physical function", f.PhysFn)
+		sriov.add("Virtual functions", strings.Join(f.VFs, " "))
+		if f.TotalVFs > 0 {
+			sriov.add("Total VFs", strconv.Itoa(f.TotalVFs))
+		}
+	}
+	miss := showSection{Title: "Not available"}
+	for _, m := range n.Missing {
+		k, v, _ := strings.Cut(m, ": ")
+		miss.add(k, v)
+	}
+	warn := showSection{Title: "Warnings"}
+	for i, m := range n.Warnings {
+		warn.add(strconv.Itoa(i+1), m)
+	}
+	return []showSection{id, drv, link, q, irq, numa, pcie, sriov, miss, warn}
+}
+
+func named(name string, id uint16) string {
+	if name == "" {
+		return fmt.Sprintf("[%04x]", id)
+	}
+	return fmt.Sprintf("%s [%04x]", name, id)
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+func intList(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, " ")
+}

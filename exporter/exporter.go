@@ -1,0 +1,214 @@
+// Package exporter exposes nicdiag's joins and verdicts to Prometheus: per
+// NIC an info metric with joined labels, per PCIe hop the link as trained and
+// as capable, the bandwidth model's ceiling for the default workload, the
+// findings, and where each queue's IRQ lands. It exports what node_exporter
+// lacks, not copies of its counters.
+package exporter
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/nicdiag/nicdiag"
+	"github.com/nicdiag/nicdiag/irq"
+)
+
+// DefaultTTL is how long one check serves scrapes: PCIe links, identities
+// and queue placement change rarely, and a check reads hundreds of files.
+const DefaultTTL = 30 * time.Second
+
+// Option configures a Collector.
+type Option func(*Collector)
+
+// WithRoot reads a snapshot directory instead of the live host.
+func WithRoot(dir string) Option { return func(c *Collector) { c.root = dir } }
+
+// WithTTL sets how long a check result is reused between scrapes.
+func WithTTL(d time.Duration) Option { return func(c *Collector) { c.ttl = d } }
+
+// Collector is a prometheus.Collector over nicdiag.Check. It is safe for
+// concurrent scrapes: they share one cached result, and only one check runs
+// at a time.
+type Collector struct {
+	root string
+	ttl  time.Duration
+	now  func() time.Time
+
+	mu      sync.Mutex
+	at      time.Time
+	cached  *snapshotMetrics
+	lastErr error
+
+	checks  prometheus.Counter
+	errors  prometheus.Counter
+	seconds prometheus.Gauge
+}
+
+// New returns a Collector.
+func New(opts ...Option) *Collector {
+	c := &Collector{ttl: DefaultTTL, now: time.Now}
+	for _, o := range opts {
+		if o != nil {
+			o(c)
+		}
+	}
+	c.checks = prometheus.NewCounter(prometheus.CounterOpts{Name: "nicdiag_checks_total", Help: "Checks run to answer scrapes (results are cached between them)."})
+	c.errors = prometheus.NewCounter(prometheus.CounterOpts{Name: "nicdiag_check_errors_total", Help: "Checks that failed."})
+	c.seconds = prometheus.NewGauge(prometheus.GaugeOpts{Name: "nicdiag_check_duration_seconds", Help: "Wall time of the last check."})
+	return c
+}
+
+var (
+	descInfo = prometheus.NewDesc("nicdiag_nic_info",
+		"A network interface with its joined identity: PCI function, drivers, chip, NUMA node.",
+		[]string{"iface", "pci", "driver", "pci_driver", "chip", "vendor_id", "device_id", "bus", "numa"}, nil)
+	descSpeed = prometheus.NewDesc("nicdiag_nic_link_speed_bits_per_second",
+		"Ethernet link speed the driver reports; absent when unknown.", []string{"iface"}, nil)
+	descHopSpeed = prometheus.NewDesc("nicdiag_pcie_hop_speed_transfers_per_second",
+		"PCIe link speed of each hop from the NIC to its root port: as trained (state=current) and what both ends support (state=capable).",
+		[]string{"iface", "hop", "upstream", "downstream", "state"}, nil)
+	descHopWidth = prometheus.NewDesc("nicdiag_pcie_hop_width_lanes",
+		"PCIe link width of each hop, as trained (state=current) and capable (state=capable).",
+		[]string{"iface", "hop", "upstream", "downstream", "state"}, nil)
+	descCeiling = prometheus.NewDesc("nicdiag_ceiling_bits_per_second",
+		"Bandwidth model: Ethernet frame bits per second per direction the NIC's ports can move for the default workload (every port sharing the narrowest link, both directions, 1518-byte frames).",
+		[]string{"iface", "bound", "limiting_hop", "estimate"}, nil)
+	descDemand = prometheus.NewDesc("nicdiag_line_rate_bits_per_second",
+		"Ethernet frame bits per second per direction the default workload's ports need at line rate.",
+		[]string{"iface"}, nil)
+	descFinding = prometheus.NewDesc("nicdiag_finding",
+		"A finding of nicdiag check (1 while it holds); severity 0 info, 1 warn, 2 error.",
+		[]string{"code", "severity", "subject"}, nil)
+	descQueueCPU = prometheus.NewDesc("nicdiag_queue_irq_effective_cpu",
+		"Where each NIC queue's IRQ lands (1 per CPU in its effective affinity).",
+		[]string{"iface", "queue", "kind", "irq", "cpu"}, nil)
+	descUp = prometheus.NewDesc("nicdiag_up", "1 when the last check succeeded.", nil, nil)
+)
+
+// Describe sends every metric's description.
+func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descInfo, descSpeed, descHopSpeed, descHopWidth, descCeiling, descDemand, descFinding, descQueueCPU, descUp} {
+		ch <- d
+	}
+	c.checks.Describe(ch)
+	c.errors.Describe(ch)
+	c.seconds.Describe(ch)
+}
+
+// Collect serves the cached check result, refreshing it when older than the
+// TTL.
+func (c *Collector) Collect(ch chan<- prometheus.Metric) {
+	m, err := c.result()
+	up := 1.0
+	if err != nil {
+		up = 0
+	}
+	ch <- prometheus.MustNewConstMetric(descUp, prometheus.GaugeValue, up)
+	if m != nil {
+		for _, x := range m.metrics {
+			ch <- x
+		}
+	}
+	c.checks.Collect(ch)
+	c.errors.Collect(ch)
+	c.seconds.Collect(ch)
+}
+
+// snapshotMetrics is one check turned into constant metrics.
+type snapshotMetrics struct {
+	metrics []prometheus.Metric
+}
+
+func (c *Collector) result() (*snapshotMetrics, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cached != nil && c.now().Sub(c.at) < c.ttl {
+		return c.cached, c.lastErr
+	}
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c.checks.Inc()
+	m, err := build(ctx, c.root)
+	c.seconds.Set(time.Since(start).Seconds())
+	c.at = c.now()
+	c.lastErr = err
+	if err != nil {
+		c.errors.Inc()
+		return c.cached, err // keep serving the last good result, with nicdiag_up 0
+	}
+	c.cached = m
+	return m, nil
+}
+
+func build(ctx context.Context, root string) (*snapshotMetrics, error) {
+	r, err := nicdiag.Check(ctx, nicdiag.WithRoot(root))
+	if err != nil {
+		return nil, err
+	}
+	var ms []prometheus.Metric
+	add := func(d *prometheus.Desc, v float64, labels ...string) {
+		ms = append(ms, prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...))
+	}
+	for _, n := range r.NICs {
+		pci, pciDriver, chip, vendor, device := "", "", "", "", ""
+		if n.PCI != nil {
+			pci, pciDriver, chip = n.PCI.Address, n.PCI.Driver, n.PCI.DeviceName
+			vendor, device = hex4(n.PCI.VendorID), hex4(n.PCI.DeviceID)
+		}
+		add(descInfo, 1, n.Name, pci, n.Driver, pciDriver, chip, vendor, device, string(n.Bus), strconv.Itoa(n.NUMANode))
+		if n.Link.SpeedMbps > 0 {
+			add(descSpeed, float64(n.Link.SpeedMbps)*1e6, n.Name)
+		}
+		if n.PCI == nil {
+			continue
+		}
+		if p := r.Paths[n.PCI.Address]; p != nil {
+			for i, h := range p.Hops {
+				hop := strconv.Itoa(i)
+				if h.Speed > 0 {
+					add(descHopSpeed, h.Speed*1e9, n.Name, hop, h.Upstream.Address, h.Downstream.Address, "current")
+				}
+				if h.CapableSpeed > 0 {
+					add(descHopSpeed, h.CapableSpeed*1e9, n.Name, hop, h.Upstream.Address, h.Downstream.Address, "capable")
+				}
+				if h.Width > 0 {
+					add(descHopWidth, float64(h.Width), n.Name, hop, h.Upstream.Address, h.Downstream.Address, "current")
+				}
+				if h.CapableWidth > 0 {
+					add(descHopWidth, float64(h.CapableWidth), n.Name, hop, h.Upstream.Address, h.Downstream.Address, "capable")
+				}
+			}
+		}
+		if b := r.Budgets[n.Name]; b != nil {
+			bound := string(b.Bound)
+			add(descCeiling, b.CeilingMbps.Nominal*1e6, n.Name, bound, b.LimitingHop, "nominal")
+			add(descCeiling, b.CeilingMbps.Low*1e6, n.Name, bound, b.LimitingHop, "low")
+			add(descCeiling, b.CeilingMbps.High*1e6, n.Name, bound, b.LimitingHop, "high")
+			add(descDemand, b.EthernetMbps*1e6, n.Name)
+		}
+	}
+	for _, f := range r.Findings {
+		add(descFinding, 1, f.Code, f.Severity.String(), f.Subject)
+	}
+	if x, err := irq.ReadInterrupts(ctx, irq.WithRoot(root)); err == nil {
+		for _, n := range r.NICs {
+			nq := irq.MapQueues(n, x, irq.WithRoot(root))
+			for _, q := range nq.DataQueues() {
+				for _, cpu := range q.CPUs {
+					add(descQueueCPU, 1, nq.NIC, strconv.Itoa(q.Index), q.Kind, strconv.Itoa(q.IRQ), strconv.Itoa(cpu))
+				}
+			}
+		}
+	}
+	return &snapshotMetrics{metrics: ms}, nil
+}
+
+func hex4(v uint16) string {
+	const digits = "0123456789abcdef"
+	return "0x" + string([]byte{digits[v>>12], digits[v>>8&15], digits[v>>4&15], digits[v&15]})
+}

@@ -1,0 +1,151 @@
+package exporter
+
+import (
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// serve starts the collector on a loopback port and returns the metrics URL.
+func serve(t *testing.T, c *Collector) string {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(c)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{})}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return "http://" + ln.Addr().String() + "/metrics"
+}
+
+func scrape(t *testing.T, url string) map[string]*dto.MetricFamily {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %s", resp.Status)
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		t.Fatalf("exposition does not parse: %v", err)
+	}
+	return fams
+}
+
+func labels(m *dto.Metric) map[string]string {
+	out := map[string]string{}
+	for _, l := range m.GetLabel() {
+		out[l.GetName()] = l.GetValue()
+	}
+	return out
+}
+
+func TestScrapeSeedSnapshot(t *testing.T) {
+	url := serve(t, New(WithRoot("../testdata/snapshots/82576-minipcie-x1")))
+	fams := scrape(t, url)
+
+	if v := fams["nicdiag_up"].GetMetric()[0].GetGauge().GetValue(); v != 1 {
+		t.Fatalf("nicdiag_up = %v", v)
+	}
+	info := fams["nicdiag_nic_info"]
+	if info == nil || len(info.GetMetric()) != 2 {
+		t.Fatalf("nicdiag_nic_info: %v, want two ports", info)
+	}
+	l := labels(info.GetMetric()[0])
+	if l["iface"] != "enp1s0f0" || l["pci"] != "0000:01:00.0" || l["driver"] != "igb" || l["device_id"] != "0x10c9" {
+		t.Errorf("info labels = %v", l)
+	}
+	var sawBottleneck bool
+	for _, m := range fams["nicdiag_finding"].GetMetric() {
+		if l := labels(m); l["code"] == "pcie.bottleneck" && l["severity"] == "warn" {
+			sawBottleneck = true
+		}
+	}
+	if !sawBottleneck {
+		t.Error("no pcie.bottleneck finding gauge")
+	}
+	var ceiling float64
+	for _, m := range fams["nicdiag_ceiling_bits_per_second"].GetMetric() {
+		if l := labels(m); l["iface"] == "enp1s0f0" && l["estimate"] == "nominal" {
+			ceiling = m.GetGauge().GetValue()
+			if l["bound"] != "pcie" || l["limiting_hop"] != "0000:00:1c.0" {
+				t.Errorf("ceiling labels = %v", l)
+			}
+		}
+	}
+	if ceiling < 1.3e9 || ceiling > 1.5e9 {
+		t.Errorf("ceiling = %g b/s, want about 1.435e9", ceiling)
+	}
+	var current, capable float64
+	for _, m := range fams["nicdiag_pcie_hop_speed_transfers_per_second"].GetMetric() {
+		l := labels(m)
+		if l["iface"] != "enp1s0f0" {
+			continue
+		}
+		switch l["state"] {
+		case "current":
+			current = m.GetGauge().GetValue()
+		case "capable":
+			capable = m.GetGauge().GetValue()
+		}
+	}
+	if current != 2.5e9 || capable != 2.5e9 {
+		t.Errorf("hop speed current %g capable %g, want 2.5e9 both", current, capable)
+	}
+	if len(fams["nicdiag_queue_irq_effective_cpu"].GetMetric()) == 0 {
+		t.Error("no queue→CPU metrics")
+	}
+	for name := range fams {
+		if !strings.HasPrefix(name, "nicdiag_") {
+			t.Errorf("metric %s lacks the nicdiag_ prefix", name)
+		}
+	}
+}
+
+// Concurrent scrapes share one cached check.
+func TestConcurrentScrapesShareOneCheck(t *testing.T) {
+	c := New(WithRoot("../testdata/snapshots/82576-minipcie-x1"), WithTTL(time.Hour))
+	url := serve(t, c)
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := http.Get(url)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			resp.Body.Close()
+		}()
+	}
+	wg.Wait()
+	fams := scrape(t, url)
+	if n := fams["nicdiag_checks_total"].GetMetric()[0].GetCounter().GetValue(); n != 1 {
+		t.Errorf("%v checks for 9 scrapes within the TTL, want 1", n)
+	}
+}
+
+func TestMissingRootIsDownNotFatal(t *testing.T) {
+	url := serve(t, New(WithRoot(t.TempDir()+"/nope")))
+	fams := scrape(t, url)
+	if fams["nicdiag_up"] == nil {
+		t.Fatal("no nicdiag_up")
+	}
+}

@@ -1,0 +1,120 @@
+// Package finding defines the one verdict type that every nicdiag package
+// produces: a stable code, a severity, the subject it is about, a sentence a
+// person reads, the evidence it rests on and, where they exist, numbers.
+package finding
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Severity orders findings; the CLI's exit code follows the worst one.
+type Severity int
+
+// Severities, least to worst.
+const (
+	Info Severity = iota
+	Warn
+	Error
+)
+
+var sevNames = [...]string{"info", "warn", "error"}
+
+// String returns "info", "warn" or "error".
+func (s Severity) String() string {
+	if s < 0 || int(s) >= len(sevNames) {
+		return fmt.Sprintf("severity(%d)", int(s))
+	}
+	return sevNames[s]
+}
+
+// MarshalText encodes the severity as its name.
+func (s Severity) MarshalText() ([]byte, error) {
+	if s < 0 || int(s) >= len(sevNames) {
+		return nil, fmt.Errorf("finding: invalid severity %d", int(s))
+	}
+	return []byte(sevNames[s]), nil
+}
+
+// UnmarshalText decodes "info", "warn" or "error".
+func (s *Severity) UnmarshalText(b []byte) error {
+	for i, n := range sevNames {
+		if string(b) == n {
+			*s = Severity(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("finding: unknown severity %q", b)
+}
+
+// Codes in use. The README lists each with its meaning and the usual fix.
+const (
+	PCIeLinkDowngraded     = "pcie.link_downgraded"
+	PCIeSlotLimited        = "pcie.slot_limited"
+	PCIeBottleneck         = "pcie.bottleneck"
+	PCIeIdleDowntrained    = "pcie.idle_downtrained"
+	NICMisidentified       = "nic.misidentified"
+	NICLinkBelowCapability = "nic.link_below_capability"
+	NICSingleQueue         = "nic.single_queue"
+	NICUSBBus              = "nic.usb_bus"
+	NICNoNames             = "nic.no_pci_names"
+	IRQAffinityConcentrate = "irq.affinity_concentrated"
+	IRQHotCore             = "irq.hot_core"
+	SoftnetDrops           = "softnet.drops"
+	SoftnetSqueeze         = "softnet.squeeze"
+)
+
+// Finding is one verdict. The JSON field names are a stable contract.
+type Finding struct {
+	Code     string   `json:"code"`
+	Severity Severity `json:"severity"`
+	// Subject is an interface name or a PCI address.
+	Subject string `json:"subject"`
+	// Summary is one sentence a person reads.
+	Summary string `json:"summary"`
+	// Fix says what usually resolves it; may be empty.
+	Fix string `json:"fix,omitempty"`
+	// Evidence holds the values the verdict rests on, by name.
+	Evidence map[string]string `json:"evidence,omitempty"`
+	// Numbers, where the verdict has them.
+	CapacityMbps *float64 `json:"capacity_mbps,omitempty"`
+	DemandMbps   *float64 `json:"demand_mbps,omitempty"`
+	Direction    string   `json:"direction,omitempty"`
+}
+
+// String renders "warn pcie.link_downgraded 0000:01:00.0: summary".
+func (f Finding) String() string {
+	return fmt.Sprintf("%s %s %s: %s", f.Severity, f.Code, f.Subject, f.Summary)
+}
+
+// Mbps returns a pointer to v, for the optional number fields.
+func Mbps(v float64) *float64 { return &v }
+
+// Sort orders findings worst first, then by code and subject, so output is
+// stable.
+func Sort(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.Severity != b.Severity {
+			return a.Severity > b.Severity
+		}
+		if a.Code != b.Code {
+			return a.Code < b.Code
+		}
+		return a.Subject < b.Subject
+	})
+}
+
+// Worst returns the highest severity in fs, and false when fs is empty.
+func Worst(fs []Finding) (Severity, bool) {
+	if len(fs) == 0 {
+		return Info, false
+	}
+	w := Info
+	for _, f := range fs {
+		if f.Severity > w {
+			w = f.Severity
+		}
+	}
+	return w, true
+}

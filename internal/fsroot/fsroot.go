@@ -1,0 +1,218 @@
+// Package fsroot reads kernel files (sysfs, procfs) under a root directory:
+// "/" for the live host, or the directory of an unpacked snapshot. Paths are
+// absolute as the kernel lays them out ("/sys/class/net/eth0/mtu"); the root
+// is prepended. Symlinks are resolved inside the root and never leave it.
+//
+// Errors wrap the underlying *fs.PathError, so errors.Is(err, fs.ErrNotExist)
+// and errors.Is(err, fs.ErrPermission) work.
+package fsroot
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// ErrEscape is returned when a symlink inside a root points outside it.
+var ErrEscape = errors.New("symlink escapes the root")
+
+// maxFile bounds one ReadFile: sysfs attributes are one page; /proc files on
+// large hosts reach a few MiB. Anything larger is refused, not truncated.
+const maxFile = 64 << 20
+
+// Root is a directory that stands for "/". The zero value is the live host.
+type Root struct {
+	dir string // "" or "/" means the live host
+}
+
+// New returns a Root for dir; "" and "/" are the live host.
+func New(dir string) Root {
+	if dir == "" || filepath.Clean(dir) == "/" {
+		return Root{}
+	}
+	return Root{dir: filepath.Clean(dir)}
+}
+
+// Live reports whether r is the running host rather than a snapshot.
+func (r Root) Live() bool { return r.dir == "" }
+
+// Dir returns the root directory ("/" for the live host).
+func (r Root) Dir() string {
+	if r.dir == "" {
+		return "/"
+	}
+	return r.dir
+}
+
+// Path maps a kernel path to a host path under the root.
+func (r Root) Path(p string) string {
+	if r.dir == "" {
+		return path.Clean("/" + p)
+	}
+	return filepath.Join(r.dir, path.Clean("/"+p))
+}
+
+// ReadFile reads a whole file (up to 64 MiB).
+func (r Root) ReadFile(p string) ([]byte, error) {
+	f, err := os.Open(r.Path(p))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxFile {
+		return nil, &fs.PathError{Op: "read", Path: r.Path(p), Err: errors.New("file larger than 64 MiB")}
+	}
+	return b, nil
+}
+
+// ReadString reads a one-value attribute file and trims surrounding space.
+func (r Root) ReadString(p string) (string, error) {
+	b, err := r.ReadFile(p)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+// ReadInt reads a decimal or 0x-prefixed hex integer attribute.
+func (r Root) ReadInt(p string) (int64, error) {
+	s, err := r.ReadString(p)
+	if err != nil {
+		return 0, err
+	}
+	v, err := strconv.ParseInt(s, 0, 64)
+	if err != nil {
+		return 0, &fs.PathError{Op: "parse", Path: r.Path(p), Err: fmt.Errorf("not an integer: %q", clip(s))}
+	}
+	return v, nil
+}
+
+// ReadHex reads a hex attribute such as "0x8086" or "8086".
+func (r Root) ReadHex(p string) (uint32, error) {
+	s, err := r.ReadString(p)
+	if err != nil {
+		return 0, err
+	}
+	v, err := strconv.ParseUint(strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X"), 16, 32)
+	if err != nil {
+		return 0, &fs.PathError{Op: "parse", Path: r.Path(p), Err: fmt.Errorf("not a hex number: %q", clip(s))}
+	}
+	return uint32(v), nil
+}
+
+// ReadDir lists the names in a directory, sorted.
+func (r Root) ReadDir(p string) ([]string, error) {
+	ents, err := os.ReadDir(r.Path(p))
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(ents))
+	for i, e := range ents {
+		names[i] = e.Name()
+	}
+	return names, nil
+}
+
+// Exists reports whether p exists (following symlinks).
+func (r Root) Exists(p string) bool {
+	_, err := os.Stat(r.Path(p))
+	return err == nil
+}
+
+// Readlink returns the target of a symlink as stored.
+func (r Root) Readlink(p string) (string, error) {
+	return os.Readlink(r.Path(p))
+}
+
+// LinkBase returns the last element of a symlink's target, e.g. the driver
+// name from ".../driver -> ../../../bus/pci/drivers/igb".
+func (r Root) LinkBase(p string) (string, error) {
+	t, err := r.Readlink(p)
+	if err != nil {
+		return "", err
+	}
+	return path.Base(t), nil
+}
+
+// Realpath resolves every symlink in p inside the root and returns the kernel
+// path ("/sys/devices/pci0000:00/..."). A link that climbs above the root, or
+// an absolute link in a snapshot, is ErrEscape.
+func (r Root) Realpath(p string) (string, error) {
+	parts := strings.Split(strings.Trim(path.Clean("/"+p), "/"), "/")
+	cur := "/"
+	for hops := 0; len(parts) > 0; {
+		part := parts[0]
+		parts = parts[1:]
+		if part == "" || part == "." {
+			continue
+		}
+		if part == ".." {
+			cur = path.Dir(cur)
+			continue
+		}
+		next := path.Join(cur, part)
+		fi, err := os.Lstat(r.Path(next))
+		if err != nil {
+			return "", err
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		if hops++; hops > 40 {
+			return "", &fs.PathError{Op: "realpath", Path: p, Err: errors.New("too many symlinks")}
+		}
+		t, err := os.Readlink(r.Path(next))
+		if err != nil {
+			return "", err
+		}
+		if path.IsAbs(t) {
+			if r.dir != "" {
+				return "", &fs.PathError{Op: "realpath", Path: p, Err: ErrEscape}
+			}
+			cur = "/"
+		} else if escapes(cur, t) {
+			return "", &fs.PathError{Op: "realpath", Path: p, Err: ErrEscape}
+		}
+		parts = append(strings.Split(strings.Trim(t, "/"), "/"), parts...)
+	}
+	return cur, nil
+}
+
+// escapes reports whether the relative target t, taken from directory dir,
+// climbs above "/".
+func escapes(dir, t string) bool {
+	depth := strings.Count(strings.Trim(dir, "/"), "/") + 1
+	if dir == "/" {
+		depth = 0
+	}
+	for _, e := range strings.Split(t, "/") {
+		switch e {
+		case "", ".":
+		case "..":
+			if depth--; depth < 0 {
+				return true
+			}
+		default:
+			depth++
+		}
+	}
+	return false
+}
+
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}

@@ -1,0 +1,57 @@
+package irq
+
+import (
+	"context"
+	"testing"
+
+	"github.com/nicdiag/nicdiag/finding"
+	"github.com/nicdiag/nicdiag/nicinfo"
+)
+
+func TestCheck(t *testing.T) {
+	root := writeTree(t, map[string]string{
+		"proc/interrupts": `      CPU0 CPU1 CPU2 CPU3
+ 40:  1 0 0 0  IR-PCI-MSIX-0000:01:00.0  0-edge  eth0-TxRx-0
+ 41:  1 0 0 0  IR-PCI-MSIX-0000:01:00.0  1-edge  eth0-TxRx-1
+ 42:  1 0 0 0  IR-PCI-MSIX-0000:01:00.0  2-edge  eth0
+ 50:  1 0 0 0  IR-PCI-MSI-0000:03:00.0  0-edge  r8169-0000:03:00.0-300
+ 60:  1 0 0 0  IR-PCI-MSIX-0000:04:00.0  0-edge  eth2-TxRx-0
+ 61:  1 0 0 0  IR-PCI-MSIX-0000:04:00.0  1-edge  eth2-TxRx-1
+`,
+		"proc/irq/40/effective_affinity_list":     "0\n",
+		"proc/irq/41/effective_affinity_list":     "0\n",
+		"proc/irq/42/effective_affinity_list":     "2\n",
+		"proc/irq/50/effective_affinity_list":     "0\n",
+		"proc/irq/60/effective_affinity_list":     "0\n",
+		"proc/irq/61/effective_affinity_list":     "1\n",
+		"sys/class/net/eth1/queues/rx-0/rps_cpus": "0\n",
+		"sys/class/net/eth3/queues/rx-0/rps_cpus": "e\n",
+	})
+	pci := func(a string, irqs ...int) *nicinfo.PCIFunction { return &nicinfo.PCIFunction{Address: a, IRQs: irqs} }
+	nics := []nicinfo.NIC{
+		{Name: "eth0", Bus: nicinfo.BusPCI, PCI: pci("0000:01:00.0", 40, 41, 42), Queues: nicinfo.Queues{RX: 2, TX: 2}},
+		{Name: "eth1", Bus: nicinfo.BusPCI, PCI: pci("0000:03:00.0", 50), Queues: nicinfo.Queues{RX: 1, TX: 1}, Link: nicinfo.Link{SpeedMbps: 1000}},
+		{Name: "eth2", Bus: nicinfo.BusPCI, PCI: pci("0000:04:00.0", 60, 61), Queues: nicinfo.Queues{RX: 2, TX: 2}},
+		{Name: "eth3", Bus: nicinfo.BusPCI, PCI: pci("0000:05:00.0"), Queues: nicinfo.Queues{RX: 1, TX: 1}},
+		{Name: "veth0", Bus: nicinfo.BusVirtual, Queues: nicinfo.Queues{RX: 1, TX: 1}},
+	}
+	fs, err := Check(context.Background(), nics, WithRoot(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := codes(fs); got != "warn irq.affinity_concentrated eth0; warn nic.single_queue eth1" {
+		t.Fatalf("findings = %s", got)
+	}
+	if fs[0].Evidence["cpu"] != "0" || fs[0].Evidence["source"] != SourceEffective {
+		t.Errorf("evidence = %v", fs[0].Evidence)
+	}
+	if fs[1].Evidence["irq"] != "50 (r8169-0000:03:00.0-300) on CPU 0" {
+		t.Errorf("single queue evidence = %v", fs[1].Evidence)
+	}
+	// A 100 Mb/s single-queue NIC is only informational.
+	nics[1].Link.SpeedMbps = 100
+	fs, _ = Check(context.Background(), nics[1:2], WithRoot(root))
+	if len(fs) != 1 || fs[0].Severity != finding.Info {
+		t.Errorf("100M: %s", codes(fs))
+	}
+}

@@ -1,0 +1,15 @@
+// Package irq reads the kernel's interrupt, softirq and softnet counters,
+// maps each NIC queue to its IRQ and to the CPU the IRQ lands on, samples the
+// per-CPU load over an interval, and turns a window of samples into findings:
+// a core saturated by packet work (irq.hot_core), queue IRQs piled on one CPU
+// (irq.affinity_concentrated), a NIC with one receive queue and no RPS
+// (nic.single_queue), softnet drops and time squeezes.
+//
+// /proc/interrupts is parsed by hand (ParseInterrupts): the header names the
+// CPU of each column, so offline CPUs never shift counts, and there is no
+// 1 MiB limit. /proc/stat, /proc/softirqs and /proc/net/softnet_stat are read
+// with github.com/prometheus/procfs, with their columns keyed by CPU id.
+//
+// Everything reads under a root directory (WithRoot), so a snapshot of
+// another host works like the live one. The package never prints.
+package irq

@@ -1,0 +1,40 @@
+package irq
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrMalformed is wrapped by every parse error: the file did not have the
+// shape the kernel writes.
+var ErrMalformed = errors.New("malformed")
+
+// ErrNoCPUs is returned when a header names no CPU column.
+var ErrNoCPUs = errors.New("no CPU columns")
+
+// ParseError says which file and line could not be parsed.
+type ParseError struct {
+	File string // "/proc/interrupts"
+	Line int    // 1-based; 0 when not about one line
+	Err  error
+}
+
+// Error renders "/proc/interrupts line 3: ...".
+func (e *ParseError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s line %d: %v", e.File, e.Line, e.Err)
+	}
+	return fmt.Sprintf("%s: %v", e.File, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, ErrMalformed) true for every ParseError.
+func (e *ParseError) Is(target error) bool { return target == ErrMalformed }
+
+func parseErr(file string, line int, format string, args ...any) error {
+	return &ParseError{File: file, Line: line, Err: fmt.Errorf(format, args...)}
+}
+
+func errf(format string, args ...any) error { return fmt.Errorf(format, args...) }

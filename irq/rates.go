@@ -1,0 +1,132 @@
+package irq
+
+import "slices"
+
+// rates computes the Sample between readings a (earlier) and b.
+func (s *Sampler) rates(a, b *reading) Sample {
+	dt := b.t.Sub(a.t).Seconds()
+	out := Sample{Time: b.t, IntervalS: dt, IRQTimeAccounted: b.accounted, Missing: slices.Clone(b.missing)}
+	if dt <= 0 {
+		dt = 1e-9
+	}
+	acol, bcol := colIndex(a.ints.CPUs), colIndex(b.ints.CPUs)
+
+	// Interrupts of every NIC vector, per CPU.
+	nicIRQs := map[int]float64{}
+	for _, nq := range s.queues {
+		nr := NICRate{Name: nq.NIC}
+		for _, q := range nq.Queues {
+			qr := QueueRate{IRQ: q.IRQ, Action: q.Action, Kind: q.Kind, Index: q.Index, CPU: -1, EffectiveCPUs: q.CPUs}
+			var best uint64
+			for cpu, d := range irqDeltas(&a.ints, &b.ints, acol, bcol, q.IRQ) {
+				nicIRQs[cpu] += float64(d) / dt
+				qr.IRQsPerS += float64(d) / dt
+				if d > best || (d == best && d > 0 && cpu < qr.CPU) {
+					best, qr.CPU = d, cpu
+				}
+			}
+			nr.IRQsPerS += qr.IRQsPerS
+			nr.Queues = append(nr.Queues, qr)
+		}
+		if err := b.linkErr[nq.NIC]; err != nil {
+			nr.StatsError = err.Error()
+		} else if pc, ok := a.links[nq.NIC]; ok {
+			cc := b.links[nq.NIC]
+			nr.RXPacketsPerS = float64(delta64(pc.RXPackets, cc.RXPackets)) / dt
+			nr.TXPacketsPerS = float64(delta64(pc.TXPackets, cc.TXPackets)) / dt
+			nr.RXBytesPerS = float64(delta64(pc.RXBytes, cc.RXBytes)) / dt
+			nr.TXBytesPerS = float64(delta64(pc.TXBytes, cc.TXBytes)) / dt
+			nr.RXDroppedPerS = float64(delta64(pc.RXDropped, cc.RXDropped)) / dt
+		}
+		out.NICs = append(out.NICs, nr)
+	}
+
+	// CPUs online at both readings; one that came online in between has no
+	// rate yet.
+	for _, cpu := range sortedKeys(b.stat) {
+		pt, ok := a.stat[cpu]
+		if !ok {
+			continue
+		}
+		ct := b.stat[cpu]
+		r := CPURate{CPU: cpu}
+		if tot := ct.total - pt.total; tot > 0 {
+			pct := func(x, y float64) float64 { return clampPct((y - x) / tot * 100) }
+			r.SoftIRQPct = pct(pt.softirq, ct.softirq)
+			if b.accounted {
+				v := pct(pt.irq, ct.irq)
+				r.IRQPct = &v
+			}
+			r.BusyPct = clampPct(100 - pct(pt.idle, ct.idle) - pct(pt.iowait, ct.iowait) - pct(pt.steal, ct.steal))
+		} else if b.accounted {
+			r.IRQPct = new(float64)
+		}
+		if v, ok := b.net.rx[cpu]; ok {
+			if p, ok := a.net.rx[cpu]; ok {
+				r.NetRXPerS = float64(delta32(p, v)) / dt
+			}
+		}
+		if v, ok := b.net.tx[cpu]; ok {
+			if p, ok := a.net.tx[cpu]; ok {
+				r.NetTXPerS = float64(delta32(p, v)) / dt
+			}
+		}
+		r.NICIRQsPerS = nicIRQs[cpu]
+		if v, ok := b.softnet[cpu]; ok {
+			if p, ok := a.softnet[cpu]; ok {
+				r.SoftnetProcessedPerS = float64(deltaU32(p.processed, v.processed)) / dt
+				r.SoftnetDroppedPerS = float64(deltaU32(p.dropped, v.dropped)) / dt
+				r.SoftnetSqueezedPerS = float64(deltaU32(p.squeezed, v.squeezed)) / dt
+			}
+		}
+		out.CPUs = append(out.CPUs, r)
+	}
+	return out
+}
+
+func clampPct(v float64) float64 {
+	switch {
+	case v < 0:
+		return 0
+	case v > 100:
+		return 100
+	}
+	return v
+}
+
+func colIndex(cpus []int) map[int]int {
+	m := make(map[int]int, len(cpus))
+	for i, c := range cpus {
+		m[c] = i
+	}
+	return m
+}
+
+// irqDeltas returns, per CPU id present in both readings, the interrupts of
+// IRQ irq in between. A row whose action changed was re-requested: its
+// counts restarted and count from 0.
+func irqDeltas(a, b *Interrupts, acol, bcol map[int]int, irq int) map[int]uint64 {
+	bi := b.Index(irq)
+	if bi < 0 {
+		return nil
+	}
+	ai := a.Index(irq)
+	reset := ai < 0 || a.Lines[ai].Actions != b.Lines[bi].Actions
+	bc := b.Counts(bi)
+	out := make(map[int]uint64, len(b.CPUs))
+	for cpu, j := range bcol {
+		if j >= b.Lines[bi].Columns {
+			continue
+		}
+		i, ok := acol[cpu]
+		switch {
+		case reset:
+			out[cpu] = bc[j]
+		case !ok:
+			// The CPU came online in between; its count since then is unknown.
+		default:
+			out[cpu] = delta32(a.Counts(ai)[i], bc[j])
+		}
+	}
+	return out
+}

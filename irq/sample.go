@@ -1,0 +1,74 @@
+package irq
+
+import "time"
+
+// Sample is the load over one interval. Rates are per second of the
+// interval; percentages are shares of the CPU's time in the interval. The
+// JSON field names are a stable contract (monitor --json and --record).
+type Sample struct {
+	Time      time.Time `json:"time"`
+	IntervalS float64   `json:"interval_s"`
+	// IRQTimeAccounted is false when the kernel does not account hard-IRQ
+	// time (/proc/stat irq is 0 on every CPU): IRQPct is then null, and
+	// hard-IRQ time is hidden inside the time of whatever was interrupted.
+	IRQTimeAccounted bool      `json:"irq_time_accounted"`
+	CPUs             []CPURate `json:"cpus"`
+	NICs             []NICRate `json:"nics"`
+	// Missing names the sources that could not be read this interval.
+	Missing []string `json:"missing,omitempty"`
+}
+
+// CPURate is one CPU's load over the interval.
+type CPURate struct {
+	CPU int `json:"cpu"`
+	// IRQPct is nil when IRQ time is not accounted.
+	IRQPct     *float64 `json:"irq_pct"`
+	SoftIRQPct float64  `json:"softirq_pct"`
+	// BusyPct is everything but idle, iowait and steal.
+	BusyPct   float64 `json:"busy_pct"`
+	NetRXPerS float64 `json:"net_rx_per_s"`
+	NetTXPerS float64 `json:"net_tx_per_s"`
+	// NICIRQsPerS counts the interrupts of the sampled NICs' vectors that
+	// this CPU took.
+	NICIRQsPerS          float64 `json:"nic_irqs_per_s"`
+	SoftnetProcessedPerS float64 `json:"softnet_processed_per_s"`
+	SoftnetDroppedPerS   float64 `json:"softnet_dropped_per_s"`
+	SoftnetSqueezedPerS  float64 `json:"softnet_squeezed_per_s"`
+}
+
+// PacketPct returns irq+softirq time (softirq alone when IRQ time is not
+// accounted).
+func (c CPURate) PacketPct() float64 {
+	if c.IRQPct != nil {
+		return *c.IRQPct + c.SoftIRQPct
+	}
+	return c.SoftIRQPct
+}
+
+// NICRate is one NIC's traffic and interrupts over the interval.
+type NICRate struct {
+	Name          string  `json:"name"`
+	RXPacketsPerS float64 `json:"rx_packets_per_s"`
+	TXPacketsPerS float64 `json:"tx_packets_per_s"`
+	RXBytesPerS   float64 `json:"rx_bytes_per_s"`
+	TXBytesPerS   float64 `json:"tx_bytes_per_s"`
+	RXDroppedPerS float64 `json:"rx_dropped_per_s"`
+	// StatsError says why the packet counters could not be read.
+	StatsError string      `json:"stats_error,omitempty"`
+	IRQsPerS   float64     `json:"irqs_per_s"`
+	Queues     []QueueRate `json:"queues,omitempty"`
+}
+
+// QueueRate is one IRQ vector of a NIC over the interval.
+type QueueRate struct {
+	IRQ    int    `json:"irq"`
+	Action string `json:"action"`
+	Kind   string `json:"kind"`
+	Index  int    `json:"index"`
+	// IRQsPerS counts its interrupts on all CPUs.
+	IRQsPerS float64 `json:"irqs_per_s"`
+	// CPU took most of its interrupts this interval; -1 when it had none.
+	CPU int `json:"cpu"`
+	// EffectiveCPUs is where the kernel routes it (see MapQueues).
+	EffectiveCPUs []int `json:"effective_cpus,omitempty"`
+}

@@ -1,0 +1,143 @@
+package irq
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"time"
+
+	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/prometheus/procfs"
+)
+
+// Sampler reads the counters at each interval and turns two readings into a
+// Sample. It is not safe for concurrent use.
+type Sampler struct {
+	o           options
+	proc        procfs.FS
+	nics        []nicinfo.NIC
+	queues      []NICQueues
+	softirqCPUs []int
+	prev, cur   *reading
+}
+
+// reading is one read of every source.
+type reading struct {
+	t         time.Time
+	ints      Interrupts
+	stat      map[int]cpuTimes
+	accounted bool
+	net       netSoftirqs
+	softnet   map[int]softnet
+	links     map[string]LinkCounters
+	linkErr   map[string]error
+	missing   []string
+}
+
+// NewSampler takes the first reading, maps the queues of nics to their IRQs,
+// and returns a Sampler whose Next yields the load since the previous
+// reading. nics may be empty: CPU rates are still sampled.
+func NewSampler(ctx context.Context, nics []nicinfo.NIC, opts ...Option) (*Sampler, error) {
+	o := newOptions(opts)
+	p, err := procfs.NewFS(o.root.Path("/proc"))
+	if err != nil {
+		return nil, err
+	}
+	s := &Sampler{o: o, proc: p, nics: slices.Clone(nics), prev: new(reading), cur: new(reading)}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := s.read(s.prev); err != nil {
+		return nil, err
+	}
+	s.remap(&s.prev.ints)
+	return s, nil
+}
+
+// Queues returns the NIC → IRQ map in use.
+func (s *Sampler) Queues() []NICQueues { return s.queues }
+
+// Next waits until an interval has passed since the previous reading, reads
+// again and returns the rates in between. It returns ctx.Err() when ctx is
+// done first.
+func (s *Sampler) Next(ctx context.Context) (Sample, error) {
+	wait := time.Until(s.prev.t.Add(s.o.interval))
+	if wait > 0 {
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return Sample{}, ctx.Err()
+		case <-t.C:
+		}
+	} else if err := ctx.Err(); err != nil {
+		return Sample{}, err
+	}
+	if err := s.read(s.cur); err != nil {
+		return Sample{}, err
+	}
+	if layoutChanged(&s.prev.ints, &s.cur.ints) {
+		s.remap(&s.cur.ints)
+	}
+	out := s.rates(s.prev, s.cur)
+	s.prev, s.cur = s.cur, s.prev
+	return out, nil
+}
+
+func (s *Sampler) remap(x *Interrupts) {
+	s.queues = s.queues[:0]
+	for _, n := range s.nics {
+		s.queues = append(s.queues, mapQueues(s.o.root, n, x))
+	}
+}
+
+func layoutChanged(a, b *Interrupts) bool {
+	if len(a.Lines) != len(b.Lines) {
+		return true
+	}
+	for i := range a.Lines {
+		if a.Lines[i].Name != b.Lines[i].Name || a.Lines[i].Actions != b.Lines[i].Actions {
+			return true
+		}
+	}
+	return false
+}
+
+// read fills r. /proc/interrupts and /proc/stat are required; the rest is
+// named in r.missing when absent.
+func (s *Sampler) read(r *reading) error {
+	r.missing = r.missing[:0]
+	r.t = s.o.now()
+	b, err := s.o.root.ReadFile(interruptsFile)
+	if err != nil {
+		return err
+	}
+	if err := ParseInterrupts(b, &r.ints); err != nil {
+		return err
+	}
+	if r.stat, r.accounted, err = readStat(s.proc); err != nil {
+		return fmt.Errorf("/proc/stat: %w", err)
+	}
+	if r.net, err = readSoftirqs(s.o.root, s.proc, &s.softirqCPUs); err != nil {
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, ErrMalformed) {
+			return fmt.Errorf("/proc/softirqs: %w", err)
+		}
+		r.missing = append(r.missing, "/proc/softirqs: "+err.Error())
+	}
+	if r.softnet, err = readSoftnet(s.proc, sortedKeys(r.stat)); err != nil {
+		r.missing = append(r.missing, "/proc/net/softnet_stat: "+err.Error())
+	}
+	r.links = make(map[string]LinkCounters, len(s.nics))
+	r.linkErr = make(map[string]error)
+	for _, n := range s.nics {
+		c, err := s.o.stats.LinkCounters(n.Name)
+		if err != nil {
+			r.linkErr[n.Name] = err
+			continue
+		}
+		r.links[n.Name] = c
+	}
+	return nil
+}

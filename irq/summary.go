@@ -1,0 +1,355 @@
+package irq
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nicdiag/nicdiag/finding"
+)
+
+// Thresholds of the window verdicts. They are chosen not to cry wolf: a
+// counter that merely moved under load is not a finding (netdata's
+// 1min_netdev_budget_ran_outs alarm, which fires on any sustained time
+// squeeze, is the standing example of an alarm people learn to ignore).
+const (
+	// HotCorePct: a core whose irq+softirq time averages at least this over
+	// the window is saturated by packet work (error).
+	HotCorePct = 90.0
+	// HotCoreBusyPct and HotCoreMinPacketPct: a core at least this busy, at
+	// least HotCoreMinPacketPct of it in irq+softirq, is bound by packet work
+	// plus the thread it feeds (warn).
+	HotCoreBusyPct      = 90.0
+	HotCoreMinPacketPct = 50.0
+	// HotCoreOthersPct: the mean busy time of the other cores must be under
+	// this; otherwise the host is simply busy, not single-core bound.
+	HotCoreOthersPct = 50.0
+	// SqueezeMinPerS and SqueezeMinRatio: time squeezes (net_rx_action ran
+	// out of its budget of netdev_budget packets or netdev_budget_usecs with
+	// work left) count only when at least SqueezeMinPerS per second and at
+	// least SqueezeMinRatio of the packets processed: with the default budget
+	// of 300 packets, 1 squeeze per 1000 packets means about a third of the
+	// polls ran out. A squeeze alone drops nothing.
+	SqueezeMinPerS  = 10.0
+	SqueezeMinRatio = 0.001
+)
+
+// Summary is the verdict over a window of samples.
+type Summary struct {
+	Start            time.Time `json:"start"`
+	End              time.Time `json:"end"`
+	Samples          int       `json:"samples"`
+	Seconds          float64   `json:"seconds"`
+	IRQTimeAccounted bool      `json:"irq_time_accounted"`
+	// CPUs holds each CPU's rates averaged over the window (time-weighted).
+	CPUs []CPURate `json:"cpus"`
+	// NICs holds each NIC's rates averaged over the window.
+	NICs     []NICRate         `json:"nics"`
+	Findings []finding.Finding `json:"findings"`
+}
+
+// Summarize averages samples and returns the window verdicts: irq.hot_core,
+// softnet.drops and softnet.squeeze. A condition must hold in at least half
+// of the samples, not only on average, to be reported.
+func Summarize(samples []Sample) Summary {
+	var s Summary
+	if len(samples) == 0 {
+		return s
+	}
+	s.Samples = len(samples)
+	s.Start = samples[0].Time.Add(-time.Duration(samples[0].IntervalS * float64(time.Second)))
+	s.End = samples[len(samples)-1].Time
+	s.IRQTimeAccounted = true
+	for _, x := range samples {
+		s.Seconds += x.IntervalS
+		s.IRQTimeAccounted = s.IRQTimeAccounted && x.IRQTimeAccounted
+	}
+	s.CPUs = meanCPUs(samples, s.IRQTimeAccounted)
+	s.NICs = meanNICs(samples)
+	s.Findings = append(s.Findings, hotCores(samples, s)...)
+	s.Findings = append(s.Findings, softnetFindings(samples, s)...)
+	finding.Sort(s.Findings)
+	return s
+}
+
+func meanCPUs(samples []Sample, accounted bool) []CPURate {
+	type acc struct {
+		r    CPURate
+		irq  float64
+		secs float64
+	}
+	m := map[int]*acc{}
+	for _, x := range samples {
+		w := x.IntervalS
+		for _, c := range x.CPUs {
+			a := m[c.CPU]
+			if a == nil {
+				a = &acc{r: CPURate{CPU: c.CPU}}
+				m[c.CPU] = a
+			}
+			a.secs += w
+			if c.IRQPct != nil {
+				a.irq += *c.IRQPct * w
+			}
+			a.r.SoftIRQPct += c.SoftIRQPct * w
+			a.r.BusyPct += c.BusyPct * w
+			a.r.NetRXPerS += c.NetRXPerS * w
+			a.r.NetTXPerS += c.NetTXPerS * w
+			a.r.NICIRQsPerS += c.NICIRQsPerS * w
+			a.r.SoftnetProcessedPerS += c.SoftnetProcessedPerS * w
+			a.r.SoftnetDroppedPerS += c.SoftnetDroppedPerS * w
+			a.r.SoftnetSqueezedPerS += c.SoftnetSqueezedPerS * w
+		}
+	}
+	out := make([]CPURate, 0, len(m))
+	for _, a := range m {
+		if a.secs <= 0 {
+			continue
+		}
+		r := a.r
+		for _, p := range []*float64{&r.SoftIRQPct, &r.BusyPct, &r.NetRXPerS, &r.NetTXPerS, &r.NICIRQsPerS,
+			&r.SoftnetProcessedPerS, &r.SoftnetDroppedPerS, &r.SoftnetSqueezedPerS} {
+			*p /= a.secs
+		}
+		if accounted {
+			v := a.irq / a.secs
+			r.IRQPct = &v
+		}
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b CPURate) int { return a.CPU - b.CPU })
+	return out
+}
+
+func meanNICs(samples []Sample) []NICRate {
+	var names []string
+	m := map[string]*NICRate{}
+	secs := map[string]float64{}
+	for _, x := range samples {
+		w := x.IntervalS
+		for _, n := range x.NICs {
+			a := m[n.Name]
+			if a == nil {
+				a = &NICRate{Name: n.Name}
+				m[n.Name] = a
+				names = append(names, n.Name)
+			}
+			secs[n.Name] += w
+			a.RXPacketsPerS += n.RXPacketsPerS * w
+			a.TXPacketsPerS += n.TXPacketsPerS * w
+			a.RXBytesPerS += n.RXBytesPerS * w
+			a.TXBytesPerS += n.TXBytesPerS * w
+			a.RXDroppedPerS += n.RXDroppedPerS * w
+			a.IRQsPerS += n.IRQsPerS * w
+			if n.StatsError != "" {
+				a.StatsError = n.StatsError
+			}
+		}
+	}
+	out := make([]NICRate, 0, len(names))
+	for _, name := range names {
+		a, w := m[name], secs[name]
+		if w > 0 {
+			for _, p := range []*float64{&a.RXPacketsPerS, &a.TXPacketsPerS, &a.RXBytesPerS, &a.TXBytesPerS, &a.RXDroppedPerS, &a.IRQsPerS} {
+				*p /= w
+			}
+		}
+		out = append(out, *a)
+	}
+	return out
+}
+
+// landing is a NIC vector whose interrupts were taken by one CPU.
+type landing struct {
+	nic  string
+	q    QueueRate
+	irqs float64 // interrupts per second of the window
+}
+
+// landingOn returns the vectors whose interrupts mostly landed on cpu,
+// busiest first.
+func landingOn(samples []Sample, cpu int, secs float64) []landing {
+	m := map[string]*landing{}
+	var keys []string
+	for _, x := range samples {
+		for _, n := range x.NICs {
+			for _, q := range n.Queues {
+				if q.CPU != cpu || q.IRQsPerS <= 0 {
+					continue
+				}
+				k := n.Name + "/" + strconv.Itoa(q.IRQ)
+				if m[k] == nil {
+					m[k] = &landing{nic: n.Name, q: q}
+					keys = append(keys, k)
+				}
+				m[k].irqs += q.IRQsPerS * x.IntervalS / secs
+			}
+		}
+	}
+	out := make([]landing, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, *m[k])
+	}
+	slices.SortStableFunc(out, func(a, b landing) int {
+		switch {
+		case a.irqs > b.irqs:
+			return -1
+		case a.irqs < b.irqs:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+func hotCores(samples []Sample, s Summary) []finding.Finding {
+	if len(s.CPUs) < 2 {
+		return nil // "one core while the others idle" needs others
+	}
+	var out []finding.Finding
+	for _, c := range s.CPUs {
+		others, n := 0.0, 0
+		for _, o := range s.CPUs {
+			if o.CPU != c.CPU {
+				others += o.BusyPct
+				n++
+			}
+		}
+		others /= float64(n)
+		pkt := c.PacketPct()
+		sev := finding.Info
+		switch {
+		case pkt >= HotCorePct:
+			sev = finding.Error
+		case c.BusyPct >= HotCoreBusyPct && pkt >= HotCoreMinPacketPct:
+			sev = finding.Warn
+		default:
+			continue
+		}
+		if others >= HotCoreOthersPct || !mostSamples(samples, func(x Sample) bool {
+			for _, r := range x.CPUs {
+				if r.CPU == c.CPU {
+					return r.BusyPct >= HotCoreBusyPct && r.PacketPct() >= HotCoreMinPacketPct
+				}
+			}
+			return false
+		}) {
+			continue
+		}
+		land := landingOn(samples, c.CPU, s.Seconds)
+		subject := "cpu" + strconv.Itoa(c.CPU)
+		nics := map[string]bool{}
+		var names []string
+		for _, l := range land {
+			nics[l.nic] = true
+			names = append(names, fmt.Sprintf("%s %s (IRQ %d, %.0f/s)", l.nic, queueLabel(l.q), l.q.IRQ, l.irqs))
+		}
+		if len(nics) == 1 {
+			subject = land[0].nic
+		}
+		what := "irq+softirq"
+		if !s.IRQTimeAccounted {
+			what = "softirq (hard-IRQ time is not accounted on this kernel)"
+		}
+		summary := fmt.Sprintf("CPU %d spent %.0f%% in %s and was %.0f%% busy while the other cores averaged %.0f%%: the traffic was bound by one core",
+			c.CPU, pkt, strings.SplitN(what, " ", 2)[0], c.BusyPct, others)
+		if len(names) > 0 {
+			summary += "; its interrupts come from " + strings.Join(names, ", ")
+		}
+		ev := map[string]string{
+			"cpu":             strconv.Itoa(c.CPU),
+			"packet_pct":      fmt.Sprintf("%.1f", pkt),
+			"measured":        what,
+			"busy_pct":        fmt.Sprintf("%.1f", c.BusyPct),
+			"others_busy_pct": fmt.Sprintf("%.1f", others),
+			"net_rx_per_s":    fmt.Sprintf("%.0f", c.NetRXPerS),
+			"window_s":        fmt.Sprintf("%.1f", s.Seconds),
+		}
+		if len(names) > 0 {
+			ev["queues"] = strings.Join(names, "; ")
+		}
+		out = append(out, finding.Finding{
+			Code: finding.IRQHotCore, Severity: sev, Subject: subject, Summary: summary, Evidence: ev,
+			Fix: "spread the work: more queues (ethtool -L), RSS/RPS over more cores, IRQ affinity away from the busy core",
+		})
+	}
+	return out
+}
+
+func queueLabel(q QueueRate) string {
+	if q.Index >= 0 {
+		return fmt.Sprintf("%s-%d", q.Kind, q.Index)
+	}
+	return q.Action
+}
+
+// mostSamples reports whether ok holds in at least half of the samples.
+func mostSamples(samples []Sample, ok func(Sample) bool) bool {
+	n := 0
+	for _, x := range samples {
+		if ok(x) {
+			n++
+		}
+	}
+	return 2*n >= len(samples)
+}
+
+func softnetFindings(samples []Sample, s Summary) []finding.Finding {
+	var out []finding.Finding
+	for _, c := range s.CPUs {
+		cpu := c.CPU
+		at := func(x Sample) (CPURate, bool) {
+			for _, r := range x.CPUs {
+				if r.CPU == cpu {
+					return r, true
+				}
+			}
+			return CPURate{}, false
+		}
+		need := min(2, len(samples))
+		seen := 0
+		for _, x := range samples {
+			if r, ok := at(x); ok && r.SoftnetDroppedPerS > 0 {
+				seen++
+			}
+		}
+		if seen >= need && c.SoftnetDroppedPerS > 0 {
+			out = append(out, finding.Finding{
+				Code: finding.SoftnetDrops, Severity: finding.Warn, Subject: "cpu" + strconv.Itoa(cpu),
+				Summary: fmt.Sprintf("CPU %d dropped %.0f packets/s from its backlog (in %d of %d samples): the receive backlog overflowed",
+					cpu, c.SoftnetDroppedPerS, seen, len(samples)),
+				Fix: "spread receive work over more cores (RSS/RPS), or raise net.core.netdev_max_backlog",
+				Evidence: map[string]string{
+					"dropped_per_s":   fmt.Sprintf("%.1f", c.SoftnetDroppedPerS),
+					"processed_per_s": fmt.Sprintf("%.0f", c.SoftnetProcessedPerS),
+					"samples":         fmt.Sprintf("%d/%d", seen, len(samples)),
+				},
+			})
+		}
+		ratio := 0.0
+		if c.SoftnetProcessedPerS > 0 {
+			ratio = c.SoftnetSqueezedPerS / c.SoftnetProcessedPerS
+		}
+		squeezed := func(x Sample) bool {
+			r, ok := at(x)
+			return ok && r.SoftnetSqueezedPerS >= SqueezeMinPerS &&
+				r.SoftnetProcessedPerS > 0 && r.SoftnetSqueezedPerS/r.SoftnetProcessedPerS >= SqueezeMinRatio
+		}
+		if c.SoftnetSqueezedPerS >= SqueezeMinPerS && ratio >= SqueezeMinRatio && mostSamples(samples, squeezed) {
+			out = append(out, finding.Finding{
+				Code: finding.SoftnetSqueeze, Severity: finding.Warn, Subject: "cpu" + strconv.Itoa(cpu),
+				Summary: fmt.Sprintf("CPU %d ran out of its softirq budget %.0f times/s (%.2f per 1000 packets): receive processing cannot keep up on this core",
+					cpu, c.SoftnetSqueezedPerS, ratio*1000),
+				Fix: "spread receive work over more cores; raising net.core.netdev_budget only helps when the core has time to spare",
+				Evidence: map[string]string{
+					"squeezed_per_s":  fmt.Sprintf("%.1f", c.SoftnetSqueezedPerS),
+					"processed_per_s": fmt.Sprintf("%.0f", c.SoftnetProcessedPerS),
+					"per_1000_pkts":   fmt.Sprintf("%.2f", ratio*1000),
+				},
+			})
+		}
+	}
+	return out
+}

@@ -1,0 +1,414 @@
+// Package lab boots a throw-away QEMU guest (Debian's 6.1 kernel, a busybox
+// initramfs, emulated PCIe NICs behind root ports whose link we choose) and
+// runs a script in it, so that nicdiag can be tested against real drivers,
+// real sysfs, real MSI-X vectors and real softirqs.
+//
+// The guest is built by build.sh into a cache outside the source tree (see
+// CacheDir); Run boots it through run.sh. Both need root (unshare -n, apt-get
+// download) and take seconds, so the tests in this package run only when
+// NICDIAG_LAB=1.
+package lab
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Dir returns the lab/ directory of the source tree (where build.sh, run.sh,
+// guest/ and topologies/ live).
+func Dir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Dir(file)
+}
+
+// CacheDir returns where build.sh keeps downloads and the built guest:
+// $NICDIAG_LAB_CACHE, else $XDG_CACHE_HOME/nicdiag-lab, else
+// /var/tmp/nicdiag-lab. build.sh and run.sh use the same rule.
+func CacheDir() string {
+	if d := os.Getenv("NICDIAG_LAB_CACHE"); d != "" {
+		return d
+	}
+	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
+		return filepath.Join(d, "nicdiag-lab")
+	}
+	return "/var/tmp/nicdiag-lab"
+}
+
+// Built reports whether the cache holds a bootable guest.
+func Built() bool {
+	for _, f := range []string{"vmlinux", "initramfs.cpio", "qemu/usr/bin/qemu-system-x86_64", "busybox/bin/busybox"} {
+		if _, err := os.Stat(filepath.Join(CacheDir(), f)); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// EnsureBuilt runs build.sh when the cache has no guest yet, writing its
+// progress to log (which may be nil). build.sh is idempotent, so a partial
+// cache is completed rather than refetched.
+func EnsureBuilt(ctx context.Context, log io.Writer) error {
+	if Built() {
+		return nil
+	}
+	if log == nil {
+		log = io.Discard
+	}
+	cmd := exec.CommandContext(ctx, filepath.Join(Dir(), "build.sh"))
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("lab: build.sh: %w", err)
+	}
+	if !Built() {
+		return errors.New("lab: build.sh finished but the cache has no guest image")
+	}
+	return nil
+}
+
+// BuildNicdiag compiles a static nicdiag (CGO_ENABLED=0, so it runs in the
+// busybox guest) from the module that contains lab/, into dir/nicdiag, and
+// returns its path.
+func BuildNicdiag(ctx context.Context, dir string) (string, error) {
+	out := filepath.Join(dir, "nicdiag")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./cmd/nicdiag")
+	cmd.Dir = filepath.Dir(Dir())
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH=amd64")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("lab: building nicdiag: %w\n%s", err, b)
+	}
+	return out, nil
+}
+
+// Config is one boot.
+type Config struct {
+	// Topology names a file in lab/topologies ("links", "igb", "traffic",
+	// "none") or is a path to one.
+	Topology string
+	// Script is bash run in the guest as /lab/cmd.sh, after drivers are bound
+	// and NICs are up; Prelude's helpers are defined before it.
+	Script string
+	// Files are host files copied into the guest's /lab/bin (on PATH).
+	Files []string
+	// CPUs is the guest's vCPU count (default 2); MemMB its RAM (default 512).
+	CPUs  int
+	MemMB int
+	// Timeout bounds the whole boot (default 5 minutes).
+	Timeout time.Duration
+	// NoIfUp leaves the guest's NICs down.
+	NoIfUp bool
+	// Keep keeps run.sh's run directory (console.log, qemu command line).
+	Keep bool
+}
+
+// Result is what came back from one boot.
+type Result struct {
+	// Output is the script's stdout and stderr, interleaved as written.
+	Output string
+	// ExitStatus is the script's exit status.
+	ExitStatus int
+	// BootSeconds is host wall time from QEMU's start to the script's start;
+	// GuestUptime the guest's uptime at that moment; TotalSeconds the whole
+	// run including power-off.
+	BootSeconds  float64
+	GuestUptime  float64
+	TotalSeconds float64
+	// Log is run.sh's own stderr (timing line, and the console tail on
+	// failure).
+	Log string
+}
+
+// Prelude is bash (guest/prelude.sh) defined before every Config.Script:
+// `sec NAME CMD [ARGS]` runs CMD and prints its stdout, its stderr and its exit
+// status between markers that Sections parses; `netfacts` prints one line per
+// network interface with what sysfs says about it (see ParseNetFacts).
+//
+//go:embed guest/prelude.sh
+var Prelude string
+
+var timingRE = regexp.MustCompile(`boot-to-shell ([0-9.]+)s \(host wall; guest uptime ([0-9.]*)s\), total ([0-9.]+)s`)
+
+// Run boots cfg.Topology, runs cfg.Script in the guest and returns its output
+// and exit status. The error is for a boot that never reached the end of the
+// script (no image, bad topology, guest hung or crashed, timeout); a script
+// that fails is a Result with a non-zero ExitStatus.
+func Run(ctx context.Context, cfg Config) (Result, error) {
+	if !Built() {
+		return Result{}, fmt.Errorf("lab: no guest image in %s: run lab/build.sh", CacheDir())
+	}
+	if cfg.CPUs == 0 {
+		cfg.CPUs = 2
+	}
+	if cfg.MemMB == 0 {
+		cfg.MemMB = 512
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 5 * time.Minute
+	}
+	if cfg.Topology == "" {
+		cfg.Topology = "links"
+	}
+	topo := cfg.Topology
+	if !strings.Contains(topo, "/") {
+		topo = filepath.Join(Dir(), "topologies", topo)
+	}
+	args := []string{"-t", topo, "-c", strconv.Itoa(cfg.CPUs), "-m", strconv.Itoa(cfg.MemMB),
+		"-T", strconv.Itoa(int(cfg.Timeout.Seconds()))}
+	for _, f := range cfg.Files {
+		args = append(args, "-f", f)
+	}
+	if cfg.NoIfUp {
+		args = append(args, "-n")
+	}
+	if cfg.Keep {
+		args = append(args, "-k")
+	}
+	args = append(args, "-")
+	// run.sh's own timeout kills QEMU; the context is a backstop.
+	cmd := exec.CommandContext(ctx, filepath.Join(Dir(), "run.sh"), args...)
+	cmd.Stdin = strings.NewReader(Prelude + cfg.Script)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.WaitDelay = 10 * time.Second
+	err := cmd.Run()
+	res := Result{Output: stdout.String(), Log: stderr.String()}
+	m := timingRE.FindStringSubmatch(res.Log)
+	if m == nil {
+		// run.sh prints the timing line only when the guest reached the end.
+		return res, fmt.Errorf("lab: guest did not finish the script (%v):\n%s", err, res.Log)
+	}
+	res.BootSeconds, _ = strconv.ParseFloat(m[1], 64)
+	res.GuestUptime, _ = strconv.ParseFloat(m[2], 64)
+	res.TotalSeconds, _ = strconv.ParseFloat(m[3], 64)
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		res.ExitStatus = ee.ExitCode()
+	default:
+		return res, fmt.Errorf("lab: run.sh: %w", err)
+	}
+	return res, nil
+}
+
+// Section is the output of one `sec NAME CMD` in the guest.
+type Section struct {
+	Name   string
+	Stdout string
+	Stderr string
+	RC     int
+}
+
+// Sections parses the sections that `sec` printed, by name. A section whose
+// END marker is missing (the guest stopped in the middle) is left out.
+func Sections(output string) map[string]Section {
+	out := map[string]Section{}
+	rest := output
+	for {
+		i := strings.Index(rest, "@@@SECTION ")
+		if i < 0 {
+			return out
+		}
+		rest = rest[i+len("@@@SECTION "):]
+		nl := strings.IndexByte(rest, '\n')
+		if nl < 0 {
+			return out
+		}
+		name := rest[:nl]
+		rest = rest[nl+1:]
+		errMark := "\n@@@STDERR " + name + "\n"
+		j := strings.Index(rest, errMark)
+		if j < 0 {
+			return out
+		}
+		s := Section{Name: name, Stdout: rest[:j]}
+		rest = rest[j+len(errMark):]
+		endMark := "\n@@@END " + name + " rc="
+		k := strings.Index(rest, endMark)
+		if k < 0 {
+			return out
+		}
+		s.Stderr = rest[:k]
+		rest = rest[k+len(endMark):]
+		nl = strings.IndexByte(rest, '\n')
+		if nl < 0 {
+			nl = len(rest)
+		}
+		s.RC, _ = strconv.Atoi(rest[:nl])
+		rest = rest[nl:]
+		out[name] = s
+	}
+}
+
+// NetFact is one line of the guest's `netfacts`: what sysfs says about one
+// network interface, the ground truth nicdiag's answers are held against.
+type NetFact struct {
+	Name      string
+	Function  string // PCI function ("0000:01:00.0"); "none" when not on PCI
+	PCIDriver string // driver of the PCI function ("virtio-pci")
+	NetDriver string // driver of the netdev's device ("virtio_net")
+	VendorID  uint16
+	DeviceID  uint16
+	MSI       []int // msi_irqs/, ascending
+	IRQ       int   // the function's legacy irq file
+	Link      *Link // nil when the function has no link attributes
+	PhysFn    string
+	VFs       []string
+	TotalVFs  int
+}
+
+// Link is a PCI function's link attributes as sysfs gives them.
+type Link struct {
+	CurrentSpeed float64
+	CurrentWidth int
+	MaxSpeed     float64
+	MaxWidth     int
+}
+
+// ParseNetFacts parses the output of the guest's `netfacts`.
+func ParseNetFacts(s string) ([]NetFact, error) {
+	var out []NetFact
+	for _, line := range strings.Split(strings.TrimSpace(s), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		nf := NetFact{Name: f[0]}
+		for _, kv := range f[1:] {
+			k, v, _ := strings.Cut(kv, "=")
+			var err error
+			switch k {
+			case "fn":
+				nf.Function = v
+			case "pcidrv":
+				nf.PCIDriver = v
+			case "netdrv":
+				nf.NetDriver = v
+			case "vendor", "device":
+				var n uint64
+				n, err = strconv.ParseUint(strings.TrimPrefix(v, "0x"), 16, 16)
+				if k == "vendor" {
+					nf.VendorID = uint16(n)
+				} else {
+					nf.DeviceID = uint16(n)
+				}
+			case "msi":
+				nf.MSI, err = atois(v)
+			case "irq":
+				nf.IRQ, err = strconv.Atoi(v)
+			case "link":
+				if v == "none" {
+					break
+				}
+				p := strings.Split(v, "/")
+				if len(p) != 4 {
+					err = errors.New("want 4 fields")
+					break
+				}
+				l := &Link{}
+				var e [4]error
+				l.CurrentSpeed, e[0] = strconv.ParseFloat(p[0], 64)
+				l.CurrentWidth, e[1] = strconv.Atoi(p[1])
+				l.MaxSpeed, e[2] = strconv.ParseFloat(p[2], 64)
+				l.MaxWidth, e[3] = strconv.Atoi(p[3])
+				err = errors.Join(e[:]...)
+				nf.Link = l
+			case "physfn":
+				nf.PhysFn = v
+			case "vfs":
+				if v != "" {
+					nf.VFs = strings.Split(v, ",")
+				}
+			case "totalvfs":
+				if v != "" {
+					nf.TotalVFs, err = strconv.Atoi(v)
+				}
+			}
+			if err != nil {
+				return nil, fmt.Errorf("lab: netfacts %q: %s: %w", line, k, err)
+			}
+		}
+		out = append(out, nf)
+	}
+	return out, nil
+}
+
+// atois parses "1,2,3" ("" is none).
+func atois(s string) ([]int, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []int
+	for _, x := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(x)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// IRQRow is one numbered line of /proc/interrupts.
+type IRQRow struct {
+	IRQ    int
+	PerCPU []uint64 // by column, CPU0 first
+	Action string   // the device names at the end ("eth0-rx-0")
+}
+
+// ParseInterrupts parses the numbered lines of /proc/interrupts, keyed by
+// action name (the lab's NICs never share a line).
+func ParseInterrupts(s string) map[string]IRQRow {
+	lines := strings.Split(s, "\n")
+	out := map[string]IRQRow{}
+	if len(lines) == 0 {
+		return out
+	}
+	ncpu := len(strings.Fields(lines[0]))
+	for _, l := range lines[1:] {
+		f := strings.Fields(l)
+		if len(f) < ncpu+4 {
+			continue
+		}
+		n, err := strconv.Atoi(strings.TrimSuffix(f[0], ":"))
+		if err != nil {
+			continue
+		}
+		r := IRQRow{IRQ: n, Action: strings.Join(f[ncpu+3:], " ")}
+		for _, c := range f[1 : ncpu+1] {
+			v, _ := strconv.ParseUint(c, 10, 64)
+			r.PerCPU = append(r.PerCPU, v)
+		}
+		out[r.Action] = r
+	}
+	return out
+}
+
+// ParseSoftirqs parses /proc/softirqs into per-CPU counts by name ("NET_RX").
+func ParseSoftirqs(s string) map[string][]uint64 {
+	out := map[string][]uint64{}
+	for _, l := range strings.Split(s, "\n") {
+		f := strings.Fields(l)
+		if len(f) < 2 || !strings.HasSuffix(f[0], ":") {
+			continue
+		}
+		var v []uint64
+		for _, c := range f[1:] {
+			n, _ := strconv.ParseUint(c, 10, 64)
+			v = append(v, n)
+		}
+		out[strings.TrimSuffix(f[0], ":")] = v
+	}
+	return out
+}

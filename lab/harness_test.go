@@ -1,0 +1,91 @@
+package lab
+
+import (
+	"os/exec"
+	"testing"
+)
+
+// The prelude's sec helper, run by the host's bash, round-trips through
+// Sections: stdout with and without a final newline, stderr, exit status.
+func TestPreludeSections(t *testing.T) {
+	script := Prelude + `
+sec a printf 'one\ntwo\n'
+sec b sh -c 'printf partial; echo oops >&2; exit 7'
+sec empty true
+`
+	out, err := exec.Command("bash", "-c", script).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Sections(string(out))
+	want := map[string]Section{
+		"a":     {Name: "a", Stdout: "one\ntwo\n", Stderr: "", RC: 0},
+		"b":     {Name: "b", Stdout: "partial", Stderr: "oops\n", RC: 7},
+		"empty": {Name: "empty", Stdout: "", Stderr: "", RC: 0},
+	}
+	if len(s) != len(want) {
+		t.Fatalf("sections %v, want %v", s, want)
+	}
+	for k, w := range want {
+		if s[k] != w {
+			t.Errorf("section %s: %#v, want %#v", k, s[k], w)
+		}
+	}
+}
+
+// A guest that stops mid-section loses that section only.
+func TestSectionsTruncated(t *testing.T) {
+	s := Sections("@@@SECTION a\nx\n@@@STDERR a\n\n@@@END a rc=0\n@@@SECTION b\nhalf")
+	if len(s) != 1 || s["a"].Stdout != "x" {
+		t.Fatalf("got %#v", s)
+	}
+}
+
+// netfacts lines as the guest prints them (taken from a links and an igb boot).
+func TestParseNetFacts(t *testing.T) {
+	in := `eth0 fn=0000:00:13.0 pcidrv=e1000 netdrv=e1000 vendor=0x8086 device=0x100e msi= irq=23 link=none physfn= vfs= totalvfs=
+eth3 fn=0000:02:00.0 pcidrv=virtio-pci netdrv=virtio_net vendor=0x1af4 device=0x1041 msi=33,34,35 irq=21 link=2.5/1/8.0/4 physfn= vfs= totalvfs=
+eth0 fn=0000:01:00.0 pcidrv=igb netdrv=igb vendor=0x8086 device=0x10c9 msi=25,26,27 irq=20 link=2.5/1/2.5/1 physfn= vfs=0000:01:10.0,0000:01:10.2 totalvfs=7
+`
+	f, err := ParseNetFacts(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f) != 3 {
+		t.Fatalf("%d facts", len(f))
+	}
+	if f[0].Link != nil || f[0].IRQ != 23 || f[0].MSI != nil || f[0].DeviceID != 0x100e {
+		t.Errorf("e1000: %+v", f[0])
+	}
+	if l := f[1].Link; l == nil || *l != (Link{2.5, 1, 8, 4}) || f[1].NetDriver != "virtio_net" || len(f[1].MSI) != 3 {
+		t.Errorf("virtio: %+v", f[1])
+	}
+	if len(f[2].VFs) != 2 || f[2].TotalVFs != 7 {
+		t.Errorf("igb: %+v", f[2])
+	}
+	if _, err := ParseNetFacts("eth0 vendor=zz"); err == nil {
+		t.Error("bad vendor accepted")
+	}
+}
+
+func TestParseInterruptsSoftirqs(t *testing.T) {
+	x := ParseInterrupts(`           CPU0       CPU1       
+ 23:         11          0   IO-APIC  23-fasteoi   eth0
+ 27:          0          5   PCI-MSI 524288-edge      eth1-rx-0
+ 24:          0          0   PCI-MSI 262144-edge      PCIe PME, aerdrv
+NMI:          0          0   Non-maskable interrupts
+`)
+	if r := x["eth1-rx-0"]; r.IRQ != 27 || len(r.PerCPU) != 2 || r.PerCPU[1] != 5 {
+		t.Errorf("eth1-rx-0: %+v", r)
+	}
+	if r := x["eth0"]; r.IRQ != 23 || r.PerCPU[0] != 11 {
+		t.Errorf("eth0: %+v", r)
+	}
+	if _, ok := x["PCIe PME, aerdrv"]; !ok || len(x) != 3 {
+		t.Errorf("rows: %v", x)
+	}
+	s := ParseSoftirqs("                    CPU0       CPU1       \n      NET_RX:        660        785\n")
+	if v := s["NET_RX"]; len(v) != 2 || v[1] != 785 {
+		t.Errorf("NET_RX %v", v)
+	}
+}

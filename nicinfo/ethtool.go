@@ -1,0 +1,86 @@
+package nicinfo
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/nicdiag/nicdiag/internal/fsroot"
+)
+
+// EthtoolSource answers the ethtool questions for one interface. The live
+// implementation asks the kernel; the snapshot one reads ethtool/IFACE.json.
+// A source that has nothing for an interface returns an error wrapping
+// ErrNoAnswers; failures of single requests go in EthtoolAnswers.Errors.
+type EthtoolSource interface {
+	Answers(ctx context.Context, iface string) (*EthtoolAnswers, error)
+}
+
+// maxEthtoolJSON bounds one ethtool/IFACE.json.
+const maxEthtoolJSON = 1 << 20
+
+// EthtoolFiles returns a source that reads dir/ethtool/IFACE.json, the
+// layout of a snapshot rooted at dir.
+func EthtoolFiles(dir string) EthtoolSource {
+	return fileEthtool{root: fsroot.New(dir)}
+}
+
+type fileEthtool struct{ root fsroot.Root }
+
+func (f fileEthtool) Answers(ctx context.Context, iface string) (*EthtoolAnswers, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if !validIfaceName(iface) {
+		return nil, fmt.Errorf("%w: interface name %q", ErrMalformed, clip(iface))
+	}
+	p := f.root.Path("/ethtool/" + iface + ".json")
+	fh, err := os.Open(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("ethtool/%s.json: %w", iface, ErrNoAnswers)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	b, err := io.ReadAll(io.LimitReader(fh, maxEthtoolJSON+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxEthtoolJSON {
+		return nil, fmt.Errorf("ethtool/%s.json: %w: larger than %d bytes", iface, ErrMalformed, maxEthtoolJSON)
+	}
+	return ParseEthtoolAnswers(b)
+}
+
+// ParseEthtoolAnswers decodes an ethtool/IFACE.json document. It refuses a
+// schema newer than EthtoolSchema and values out of their kernel ranges.
+func ParseEthtoolAnswers(b []byte) (*EthtoolAnswers, error) {
+	var a EthtoolAnswers
+	if err := json.Unmarshal(b, &a); err != nil {
+		return nil, fmt.Errorf("%w: ethtool answers: %v", ErrMalformed, err)
+	}
+	if a.Schema < 1 || a.Schema > EthtoolSchema {
+		return nil, fmt.Errorf("%w: ethtool answers schema %d (this nicdiag reads %d)", ErrMalformed, a.Schema, EthtoolSchema)
+	}
+	if l := a.Link; l != nil {
+		if l.SpeedMbps < SpeedUnknown {
+			return nil, fmt.Errorf("%w: ethtool speed %d", ErrMalformed, l.SpeedMbps)
+		}
+		if l.SpeedMbps == 0 {
+			l.SpeedMbps = SpeedUnknown
+		}
+	}
+	return &a, nil
+}
+
+// validIfaceName is what the kernel accepts as a netdev name.
+func validIfaceName(s string) bool {
+	return s != "" && len(s) < 16 && s != "." && s != ".." &&
+		!strings.ContainsAny(s, "/\x00 \t\n:")
+}

@@ -1,0 +1,48 @@
+package nicinfo
+
+// EthtoolSchema is the version of the EthtoolAnswers JSON layout.
+const EthtoolSchema = 1
+
+// EthtoolAnswers is what the ethtool ioctls answered for one interface. On
+// the live host nicdiag asks the kernel; in a snapshot the same answers are
+// read from ethtool/IFACE.json, which holds this struct as JSON:
+//
+//	{
+//	  "schema": 1,
+//	  "driver": "igb", "version": "5.10.0", "firmware_version": "1.2.3",
+//	  "bus_info": "0000:01:00.0",
+//	  "link": {"speed_mbps": 1000, "duplex": "full", "autoneg": true, "port": "TP",
+//	           "supported": ["1000baseT/Full"], "advertised": ["1000baseT/Full"]},
+//	  "channels": {"max_rx": 0, "max_tx": 0, "max_other": 1, "max_combined": 8,
+//	               "rx": 0, "tx": 0, "other": 1, "combined": 4},
+//	  "perm_addr": "00:1b:21:00:00:01",
+//	  "errors": {"channels": "operation not supported"}
+//	}
+//
+// A request that failed has no field and an entry in Errors, keyed by the
+// field name it would have filled ("driver" covers driver, version,
+// firmware_version and bus_info).
+type EthtoolAnswers struct {
+	Schema          int               `json:"schema"`
+	Driver          string            `json:"driver,omitempty"`
+	Version         string            `json:"version,omitempty"`
+	FirmwareVersion string            `json:"firmware_version,omitempty"`
+	BusInfo         string            `json:"bus_info,omitempty"`
+	Link            *EthtoolLink      `json:"link,omitempty"`
+	Channels        *Channels         `json:"channels,omitempty"`
+	PermAddr        string            `json:"perm_addr,omitempty"`
+	Errors          map[string]string `json:"errors,omitempty"`
+}
+
+// EthtoolLink is ETHTOOL_GLINKSETTINGS (or legacy GSET) decoded.
+type EthtoolLink struct {
+	// SpeedMbps is -1 when the driver reports SPEED_UNKNOWN.
+	SpeedMbps  int      `json:"speed_mbps"`
+	Duplex     string   `json:"duplex"` // "full", "half", "unknown"
+	Autoneg    bool     `json:"autoneg"`
+	Port       string   `json:"port,omitempty"`
+	Supported  []string `json:"supported,omitempty"`
+	Advertised []string `json:"advertised,omitempty"`
+	// Source is "GLINKSETTINGS" or "GSET" (32-bit masks: no modes of 25G and up).
+	Source string `json:"source,omitempty"`
+}

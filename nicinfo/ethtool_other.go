@@ -1,0 +1,18 @@
+//go:build !linux
+
+package nicinfo
+
+import (
+	"context"
+	"errors"
+)
+
+// LiveEthtool returns a source that has no answers: SIOCETHTOOL exists only
+// on Linux.
+func LiveEthtool() EthtoolSource { return noEthtool{} }
+
+type noEthtool struct{}
+
+func (noEthtool) Answers(ctx context.Context, iface string) (*EthtoolAnswers, error) {
+	return nil, errors.New("ethtool: only on Linux")
+}

@@ -1,0 +1,112 @@
+package nicinfo
+
+// Code written from enum ethtool_link_mode_bit_indices in the kernel's
+// include/uapi/linux/ethtool.h (bits 0-101, Linux 6.6); names as the kernel's
+// link_mode_names table spells them. The test checks bits 0-91 against
+// golang.org/x/sys/unix.
+
+// linkModeNames is indexed by ETHTOOL_LINK_MODE_*_BIT.
+var linkModeNames = [...]string{
+	0:   "10baseT/Half",               // 10baseT_Half
+	1:   "10baseT/Full",               // 10baseT_Full
+	2:   "100baseT/Half",              // 100baseT_Half
+	3:   "100baseT/Full",              // 100baseT_Full
+	4:   "1000baseT/Half",             // 1000baseT_Half
+	5:   "1000baseT/Full",             // 1000baseT_Full
+	6:   "Autoneg",                    // Autoneg
+	7:   "TP",                         // TP
+	8:   "AUI",                        // AUI
+	9:   "MII",                        // MII
+	10:  "FIBRE",                      // FIBRE
+	11:  "BNC",                        // BNC
+	12:  "10000baseT/Full",            // 10000baseT_Full
+	13:  "Pause",                      // Pause
+	14:  "Asym_Pause",                 // Asym_Pause
+	15:  "2500baseX/Full",             // 2500baseX_Full
+	16:  "Backplane",                  // Backplane
+	17:  "1000baseKX/Full",            // 1000baseKX_Full
+	18:  "10000baseKX4/Full",          // 10000baseKX4_Full
+	19:  "10000baseKR/Full",           // 10000baseKR_Full
+	20:  "10000baseR_FEC",             // 10000baseR_FEC
+	21:  "20000baseMLD2/Full",         // 20000baseMLD2_Full
+	22:  "20000baseKR2/Full",          // 20000baseKR2_Full
+	23:  "40000baseKR4/Full",          // 40000baseKR4_Full
+	24:  "40000baseCR4/Full",          // 40000baseCR4_Full
+	25:  "40000baseSR4/Full",          // 40000baseSR4_Full
+	26:  "40000baseLR4/Full",          // 40000baseLR4_Full
+	27:  "56000baseKR4/Full",          // 56000baseKR4_Full
+	28:  "56000baseCR4/Full",          // 56000baseCR4_Full
+	29:  "56000baseSR4/Full",          // 56000baseSR4_Full
+	30:  "56000baseLR4/Full",          // 56000baseLR4_Full
+	31:  "25000baseCR/Full",           // 25000baseCR_Full
+	32:  "25000baseKR/Full",           // 25000baseKR_Full
+	33:  "25000baseSR/Full",           // 25000baseSR_Full
+	34:  "50000baseCR2/Full",          // 50000baseCR2_Full
+	35:  "50000baseKR2/Full",          // 50000baseKR2_Full
+	36:  "100000baseKR4/Full",         // 100000baseKR4_Full
+	37:  "100000baseSR4/Full",         // 100000baseSR4_Full
+	38:  "100000baseCR4/Full",         // 100000baseCR4_Full
+	39:  "100000baseLR4_ER4/Full",     // 100000baseLR4_ER4_Full
+	40:  "50000baseSR2/Full",          // 50000baseSR2_Full
+	41:  "1000baseX/Full",             // 1000baseX_Full
+	42:  "10000baseCR/Full",           // 10000baseCR_Full
+	43:  "10000baseSR/Full",           // 10000baseSR_Full
+	44:  "10000baseLR/Full",           // 10000baseLR_Full
+	45:  "10000baseLRM/Full",          // 10000baseLRM_Full
+	46:  "10000baseER/Full",           // 10000baseER_Full
+	47:  "2500baseT/Full",             // 2500baseT_Full
+	48:  "5000baseT/Full",             // 5000baseT_Full
+	49:  "None",                       // FEC_NONE
+	50:  "RS",                         // FEC_RS
+	51:  "BASER",                      // FEC_BASER
+	52:  "50000baseKR/Full",           // 50000baseKR_Full
+	53:  "50000baseSR/Full",           // 50000baseSR_Full
+	54:  "50000baseCR/Full",           // 50000baseCR_Full
+	55:  "50000baseLR_ER_FR/Full",     // 50000baseLR_ER_FR_Full
+	56:  "50000baseDR/Full",           // 50000baseDR_Full
+	57:  "100000baseKR2/Full",         // 100000baseKR2_Full
+	58:  "100000baseSR2/Full",         // 100000baseSR2_Full
+	59:  "100000baseCR2/Full",         // 100000baseCR2_Full
+	60:  "100000baseLR2_ER2_FR2/Full", // 100000baseLR2_ER2_FR2_Full
+	61:  "100000baseDR2/Full",         // 100000baseDR2_Full
+	62:  "200000baseKR4/Full",         // 200000baseKR4_Full
+	63:  "200000baseSR4/Full",         // 200000baseSR4_Full
+	64:  "200000baseLR4_ER4_FR4/Full", // 200000baseLR4_ER4_FR4_Full
+	65:  "200000baseDR4/Full",         // 200000baseDR4_Full
+	66:  "200000baseCR4/Full",         // 200000baseCR4_Full
+	67:  "100baseT1/Full",             // 100baseT1_Full
+	68:  "1000baseT1/Full",            // 1000baseT1_Full
+	69:  "400000baseKR8/Full",         // 400000baseKR8_Full
+	70:  "400000baseSR8/Full",         // 400000baseSR8_Full
+	71:  "400000baseLR8_ER8_FR8/Full", // 400000baseLR8_ER8_FR8_Full
+	72:  "400000baseDR8/Full",         // 400000baseDR8_Full
+	73:  "400000baseCR8/Full",         // 400000baseCR8_Full
+	74:  "LLRS",                       // FEC_LLRS
+	75:  "100000baseKR/Full",          // 100000baseKR_Full
+	76:  "100000baseSR/Full",          // 100000baseSR_Full
+	77:  "100000baseLR_ER_FR/Full",    // 100000baseLR_ER_FR_Full
+	78:  "100000baseCR/Full",          // 100000baseCR_Full
+	79:  "100000baseDR/Full",          // 100000baseDR_Full
+	80:  "200000baseKR2/Full",         // 200000baseKR2_Full
+	81:  "200000baseSR2/Full",         // 200000baseSR2_Full
+	82:  "200000baseLR2_ER2_FR2/Full", // 200000baseLR2_ER2_FR2_Full
+	83:  "200000baseDR2/Full",         // 200000baseDR2_Full
+	84:  "200000baseCR2/Full",         // 200000baseCR2_Full
+	85:  "400000baseKR4/Full",         // 400000baseKR4_Full
+	86:  "400000baseSR4/Full",         // 400000baseSR4_Full
+	87:  "400000baseLR4_ER4_FR4/Full", // 400000baseLR4_ER4_FR4_Full
+	88:  "400000baseDR4/Full",         // 400000baseDR4_Full
+	89:  "400000baseCR4/Full",         // 400000baseCR4_Full
+	90:  "100baseFX/Half",             // 100baseFX_Half
+	91:  "100baseFX/Full",             // 100baseFX_Full
+	92:  "10baseT1L/Full",             // 10baseT1L_Full
+	93:  "800000baseCR8/Full",         // 800000baseCR8_Full
+	94:  "800000baseKR8/Full",         // 800000baseKR8_Full
+	95:  "800000baseDR8/Full",         // 800000baseDR8_Full
+	96:  "800000baseDR8_2/Full",       // 800000baseDR8_2_Full
+	97:  "800000baseSR8/Full",         // 800000baseSR8_Full
+	98:  "800000baseVR8/Full",         // 800000baseVR8_Full
+	99:  "10baseT1S/Full",             // 10baseT1S_Full
+	100: "10baseT1S/Half",             // 10baseT1S_Half
+	101: "10baseT1S_P2MP/Half",        // 10baseT1S_P2MP_Half
+}

@@ -1,0 +1,178 @@
+package nicinfo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"sort"
+	"strings"
+)
+
+// List returns every network interface under the root, virtual ones
+// included, sorted by name. It fails only when the interfaces cannot be
+// listed at all; whatever cannot be read about one interface is named in its
+// Missing. A root without /sys/class/net has no interfaces.
+func List(ctx context.Context, opts ...Option) ([]NIC, error) {
+	o := buildOptions(opts)
+	names, err := o.root.ReadDir("/sys/class/net")
+	if errors.Is(err, fs.ErrNotExist) {
+		return []NIC{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("nicinfo: listing interfaces: %w", err)
+	}
+	var ifaces []string
+	for _, name := range names {
+		if validIfaceName(name) && o.root.Exists("/sys/class/net/"+name+"/ifindex") {
+			ifaces = append(ifaces, name) // skips bonding_masters and other plain files
+		}
+	}
+	return build(ctx, o, ifaces)
+}
+
+// Get returns the interface called name. An unknown name gives an error
+// wrapping ErrNoInterface (and so os.ErrNotExist).
+func Get(ctx context.Context, name string, opts ...Option) (*NIC, error) {
+	o := buildOptions(opts)
+	if !validIfaceName(name) || !o.root.Exists("/sys/class/net/"+name+"/ifindex") {
+		return nil, fmt.Errorf("nicinfo: %q: %w", clip(name), ErrNoInterface)
+	}
+	nics, err := build(ctx, o, []string{name})
+	if err != nil {
+		return nil, err
+	}
+	return &nics[0], nil
+}
+
+func build(ctx context.Context, o options, ifaces []string) ([]NIC, error) {
+	if c, ok := o.ethtool.(io.Closer); ok && !o.ethtoolSet {
+		defer c.Close()
+	}
+	var kinds map[string]string
+	var kindErr error
+	if o.root.Live() && o.netlink {
+		kinds, kindErr = linkKinds()
+	}
+	nics := make([]NIC, len(ifaces))
+	var q PCIQuery
+	for i, name := range ifaces {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		n := &nics[i]
+		n.Name = name
+		n.NUMANode = -1
+		r := reader{root: o.root, nic: n}
+		dev := r.readNetdev(name)
+		bdf, pciDir := "", ""
+		if dev != "" {
+			bdf, pciDir = r.join(dev)
+		}
+		if kinds != nil {
+			if k, ok := kinds[name]; ok {
+				n.Kind = k
+			}
+		} else if kindErr != nil {
+			r.missing("kind", kindErr)
+		}
+		a := r.ethtool(ctx, o.ethtool)
+		if bdf == "" && a != nil && n.Bus != BusUSB {
+			// No device link in sysfs, but ethtool names a PCI function.
+			if b, err := ParseBDF(a.BusInfo); err == nil {
+				if d, err := o.root.Realpath("/sys/bus/pci/devices/" + b); err == nil {
+					bdf, pciDir = b, d
+					n.Bus = BusPCI
+					n.Warnings = append(n.Warnings, "sysfs has no device link; PCI function taken from ethtool bus-info "+b)
+				}
+			}
+		}
+		if bdf != "" {
+			r.readPCI(ctx, bdf, pciDir)
+			f := n.PCI
+			q.Add(f.VendorID, f.DeviceID, f.SubsystemVendor, f.SubsystemDevice, f.Class)
+			if a != nil && a.BusInfo != "" && !strings.EqualFold(a.BusInfo, bdf) {
+				n.Warnings = append(n.Warnings, fmt.Sprintf("ethtool bus-info %q is not the PCI function sysfs names (%s)", clip(a.BusInfo), bdf))
+			}
+		}
+	}
+	if q.vendors != nil {
+		names, err := loadPCINames(o.root, o.pciIDs, &q)
+		for i := range nics {
+			f := nics[i].PCI
+			if f == nil {
+				continue
+			}
+			if err != nil {
+				nics[i].Missing = append(nics[i].Missing, "pci.names: "+namesReason(err))
+				continue
+			}
+			f.VendorName = names.Vendor(f.VendorID)
+			f.DeviceName = names.Device(f.VendorID, f.DeviceID)
+			f.SubsystemName = names.Subsystem(f.VendorID, f.DeviceID, f.SubsystemVendor, f.SubsystemDevice)
+			f.ClassName = names.Class(f.Class)
+		}
+	}
+	for i := range nics {
+		sort.Strings(nics[i].Missing)
+	}
+	sort.Slice(nics, func(i, j int) bool { return nics[i].Name < nics[j].Name })
+	return nics, nil
+}
+
+func namesReason(err error) string {
+	if errors.Is(err, ErrNoPCIIDs) {
+		return ErrNoPCIIDs.Error()
+	}
+	return reason(err)
+}
+
+// ethtool merges the source's answers into the NIC.
+func (r *reader) ethtool(ctx context.Context, src EthtoolSource) *EthtoolAnswers {
+	n := r.nic
+	if src == nil {
+		n.Missing = append(n.Missing, "ethtool: disabled")
+		return nil
+	}
+	a, err := src.Answers(ctx, n.Name)
+	if err != nil {
+		if errors.Is(err, ErrNoAnswers) {
+			n.Missing = append(n.Missing, "ethtool: not recorded")
+		} else {
+			r.missing("ethtool", err)
+		}
+		return nil
+	}
+	keys := make([]string, 0, len(a.Errors))
+	for k := range a.Errors {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		n.Missing = append(n.Missing, "ethtool."+k+": "+a.Errors[k])
+	}
+	if a.Driver != "" {
+		n.Driver = a.Driver
+	}
+	n.DriverVersion, n.FirmwareVersion, n.BusInfo = a.Version, a.FirmwareVersion, a.BusInfo
+	n.PermMAC = a.PermAddr
+	if l := a.Link; l != nil {
+		if l.SpeedMbps > 0 {
+			n.Link.SpeedMbps = l.SpeedMbps
+		}
+		if l.Duplex != "" && (l.Duplex != "unknown" || n.Link.Duplex == "") {
+			n.Link.Duplex = l.Duplex
+		}
+		an := l.Autoneg
+		n.Link.Autoneg = &an
+		n.Link.Port = l.Port
+		n.Link.Supported = l.Supported
+		n.Link.Advertised = l.Advertised
+	}
+	if a.Channels != nil {
+		c := *a.Channels
+		n.Queues.Channels = &c
+	}
+	return a
+}

@@ -1,0 +1,151 @@
+package nicinfo
+
+import "github.com/nicdiag/nicdiag/pcie"
+
+// Bus says what a network interface hangs off.
+type Bus string
+
+// Bus kinds.
+const (
+	BusPCI     Bus = "pci"
+	BusUSB     Bus = "usb"
+	BusVirtual Bus = "virtual" // no device: veth, bridge, bond, tun, lo, ifb
+	BusOther   Bus = "other"   // a device on some other bus (platform, vmbus, ...)
+)
+
+// Speed values.
+const (
+	// SpeedUnknown is Link.SpeedMbps when the driver gives no speed
+	// (virtio, link down, virtual interfaces). The kernel's raw sentinels
+	// (0xffffffff, 65535, -1, 0) are all mapped to it; the CLI prints it as
+	// "unknown", JSON carries it as -1.
+	SpeedUnknown = -1
+)
+
+// NIC is everything nicdiag knows about one network interface. Fields that
+// could not be read are left at their zero value (or -1 where 0 is a valid
+// reading) and named in Missing. The JSON field names are a stable contract.
+type NIC struct {
+	Name      string `json:"name"`
+	Index     int    `json:"index"`
+	MAC       string `json:"mac,omitempty"`
+	PermMAC   string `json:"perm_mac,omitempty"`
+	OperState string `json:"operstate,omitempty"`
+	MTU       int    `json:"mtu,omitempty"`
+	Bus       Bus    `json:"bus"`
+	// Kind is the link kind: on the live host the netlink kind ("veth",
+	// "bridge", "ifb", ...; "device" for hardware); in a snapshot the
+	// uevent DEVTYPE ("bridge", "bond", "vlan", "wlan"), often empty. It is
+	// the one field that may differ between a host and its snapshot.
+	Kind string `json:"kind,omitempty"`
+
+	// PCI is the PCI function the interface belongs to; nil when it is not
+	// on PCI.
+	PCI *PCIFunction `json:"pci,omitempty"`
+	// USB describes the USB device for Bus == BusUSB.
+	USB *USBDevice `json:"usb,omitempty"`
+
+	// Driver is the netdev driver (ethtool -i), e.g. "virtio_net"; the PCI
+	// driver is in PCI.Driver ("virtio-pci").
+	Driver          string `json:"driver,omitempty"`
+	DriverVersion   string `json:"driver_version,omitempty"`
+	FirmwareVersion string `json:"firmware_version,omitempty"`
+	BusInfo         string `json:"bus_info,omitempty"`
+
+	Link Link `json:"link"`
+
+	Queues Queues `json:"queues"`
+
+	// NUMANode is -1 when the platform has no NUMA information.
+	NUMANode  int    `json:"numa_node"`
+	LocalCPUs string `json:"local_cpus,omitempty"`
+
+	// Missing names each field that could not be read, with the reason
+	// ("ethtool.link: operation not supported", "pci.config: needs root
+	// (64 of 256 bytes readable)").
+	Missing []string `json:"missing,omitempty"`
+	// Warnings are facts that contradict each other, e.g. an ethtool
+	// bus-info that is not the PCI function sysfs names.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Physical reports whether the interface sits on a bus (PCI, USB or other)
+// rather than being purely virtual.
+func (n *NIC) Physical() bool { return n.Bus != BusVirtual }
+
+// PCIFunction is the PCI identity of a NIC's function.
+type PCIFunction struct {
+	Address         string `json:"address"` // "0000:01:00.0"
+	VendorID        uint16 `json:"vendor_id"`
+	DeviceID        uint16 `json:"device_id"`
+	SubsystemVendor uint16 `json:"subsystem_vendor_id"`
+	SubsystemDevice uint16 `json:"subsystem_device_id"`
+	// Class is the 24-bit class code (0x020000 = Ethernet controller).
+	Class    uint32 `json:"class"`
+	Revision uint8  `json:"revision"`
+	// Names from pci.ids; empty when no pci.ids was found or the ID is not
+	// in it.
+	VendorName    string `json:"vendor_name,omitempty"`
+	DeviceName    string `json:"device_name,omitempty"`
+	SubsystemName string `json:"subsystem_name,omitempty"`
+	ClassName     string `json:"class_name,omitempty"`
+	Driver        string `json:"driver,omitempty"`
+	// IRQs are the numbers in the function's msi_irqs/, or its legacy irq.
+	IRQs []int `json:"irqs,omitempty"`
+	// PhysFn is the physical function of an SR-IOV virtual function.
+	PhysFn string `json:"physfn,omitempty"`
+	// VFs are the virtual functions of an SR-IOV physical function.
+	VFs []string `json:"vfs,omitempty"`
+	// TotalVFs is sriov_totalvfs; 0 when the function has no SR-IOV.
+	TotalVFs int `json:"sriov_totalvfs,omitempty"`
+	// Link is the function's own PCIe link; nil for conventional PCI.
+	Link *pcie.LinkAttrs `json:"pcie_link,omitempty"`
+}
+
+// USBDevice is the USB device a NIC sits on.
+type USBDevice struct {
+	Path      string `json:"path"` // "2-1"
+	VendorID  uint16 `json:"vendor_id"`
+	ProductID uint16 `json:"product_id"`
+	// SpeedMbps is the bus speed the device enumerated at (sysfs "speed").
+	SpeedMbps int    `json:"speed_mbps"`
+	Driver    string `json:"driver,omitempty"`
+}
+
+// Link is the Ethernet link as the driver reports it.
+type Link struct {
+	// SpeedMbps is the negotiated speed in Mb/s, or SpeedUnknown (-1, also
+	// -1 in JSON) when neither ethtool nor sysfs knows it (no link,
+	// virtio, virtual interfaces).
+	SpeedMbps int    `json:"speed_mbps"`
+	Duplex    string `json:"duplex,omitempty"` // "full", "half", "unknown"
+	Autoneg   *bool  `json:"autoneg,omitempty"`
+	Port      string `json:"port,omitempty"` // "TP", "FIBRE", "DA", ...
+	// Supported and Advertised are kernel link-mode names such as
+	// "1000baseT/Full" and "25000baseSR/Full".
+	Supported  []string `json:"supported_modes,omitempty"`
+	Advertised []string `json:"advertised_modes,omitempty"`
+}
+
+// Queues counts queues as sysfs and ethtool see them.
+type Queues struct {
+	// RX and TX count the queues/rx-N and tx-N directories in sysfs.
+	RX int `json:"rx"`
+	TX int `json:"tx"`
+	// Channels as ethtool -l reports them; nil when unsupported.
+	Channels *Channels `json:"channels,omitempty"`
+	// RPS is true when any rx queue has a non-empty rps_cpus mask.
+	RPS bool `json:"rps,omitempty"`
+}
+
+// Channels is ethtool -l.
+type Channels struct {
+	MaxRX       int `json:"max_rx"`
+	MaxTX       int `json:"max_tx"`
+	MaxOther    int `json:"max_other"`
+	MaxCombined int `json:"max_combined"`
+	RX          int `json:"rx"`
+	TX          int `json:"tx"`
+	Other       int `json:"other"`
+	Combined    int `json:"combined"`
+}

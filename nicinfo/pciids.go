@@ -1,0 +1,412 @@
+package nicinfo
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/nicdiag/nicdiag/internal/fsroot"
+)
+
+// maxPCIIDs bounds a pci.ids file (the 2025 file is 1.4 MB).
+const maxPCIIDs = 64 << 20
+
+// PCIQuery lists the IDs whose names are wanted; only those are kept while
+// scanning pci.ids, so a lookup costs one pass over the file and no map of
+// the whole database.
+type PCIQuery struct {
+	vendors map[uint16]bool
+	devices map[uint32]bool // vendor<<16 | device
+	subs    map[uint64]bool // vendor<<48 | device<<32 | subvendor<<16 | subdevice
+	classes map[uint16]bool // class<<8 | subclass
+}
+
+// Add asks for the names of a function's vendor, device, subsystem and class
+// (24-bit class code).
+func (q *PCIQuery) Add(vendor, device, subVendor, subDevice uint16, class uint32) {
+	if q.vendors == nil {
+		q.vendors = map[uint16]bool{}
+		q.devices = map[uint32]bool{}
+		q.subs = map[uint64]bool{}
+		q.classes = map[uint16]bool{}
+	}
+	q.vendors[vendor] = true
+	q.vendors[subVendor] = true
+	q.devices[uint32(vendor)<<16|uint32(device)] = true
+	q.subs[subKey(vendor, device, subVendor, subDevice)] = true
+	q.classes[uint16(class>>8)] = true
+}
+
+func subKey(v, d, sv, sd uint16) uint64 {
+	return uint64(v)<<48 | uint64(d)<<32 | uint64(sv)<<16 | uint64(sd)
+}
+
+// PCINames holds the names found for a PCIQuery.
+type PCINames struct {
+	// Source is the file the names came from.
+	Source   string
+	vendors  map[uint16]string
+	devices  map[uint32]string
+	subs     map[uint64]string
+	classes  map[uint8]string
+	subclass map[uint16]string
+}
+
+// Vendor returns the vendor's name, or "".
+func (n *PCINames) Vendor(v uint16) string {
+	if n == nil {
+		return ""
+	}
+	return n.vendors[v]
+}
+
+// Device returns the device's name, or "".
+func (n *PCINames) Device(v, d uint16) string {
+	if n == nil {
+		return ""
+	}
+	return n.devices[uint32(v)<<16|uint32(d)]
+}
+
+// Subsystem returns the name pci.ids gives the subsystem (sv, sd) of device
+// (v, d), matching both the subsystem vendor and the subsystem device; "" if
+// pci.ids has no entry for exactly that pair.
+func (n *PCINames) Subsystem(v, d, sv, sd uint16) string {
+	if n == nil {
+		return ""
+	}
+	return n.subs[subKey(v, d, sv, sd)]
+}
+
+// Class returns the subclass name for a 24-bit class code ("Ethernet
+// controller"), else the base class name, else "".
+func (n *PCINames) Class(class uint32) string {
+	if n == nil {
+		return ""
+	}
+	if s := n.subclass[uint16(class>>8)]; s != "" {
+		return s
+	}
+	return n.classes[uint8(class>>16)]
+}
+
+// ScanPCIIDs reads the names for q from the text of a pci.ids file. Lines it
+// cannot read are skipped, as lspci does; it fails only on a read error.
+func ScanPCIIDs(r io.Reader, q *PCIQuery) (*PCINames, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxPCIIDs+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxPCIIDs {
+		return nil, fmt.Errorf("%w: pci.ids larger than %d bytes", ErrMalformed, maxPCIIDs)
+	}
+	return scanPCIIDs(data, q), nil
+}
+
+// scanPCIIDs finds each wanted vendor's block (and each wanted class's)
+// with one fast substring search per ID and parses only those lines, so the
+// cost is a few memchr-speed passes, not a parse of the whole file. IDs are
+// matched in lower-case hex, as pci.ids writes them.
+func scanPCIIDs(data []byte, q *PCIQuery) *PCINames {
+	n := &PCINames{
+		vendors:  map[uint16]string{},
+		devices:  map[uint32]string{},
+		subs:     map[uint64]string{},
+		classes:  map[uint8]string{},
+		subclass: map[uint16]string{},
+	}
+	if q == nil {
+		return n
+	}
+	for v := range q.vendors {
+		blk := vendorBlock(data, v)
+		if blk == nil {
+			continue
+		}
+		line, rest := nextLine(blk)
+		if _, name, ok := idName(line, 4); ok {
+			n.vendors[v] = name
+		}
+		scanVendor(rest, v, q, n)
+	}
+	bases := map[uint8]bool{}
+	for c := range q.classes {
+		bases[uint8(c>>8)] = true
+	}
+	for c := range bases {
+		blk := lastBlock(data, fmt.Sprintf("C %02x  ", c))
+		if blk == nil {
+			continue
+		}
+		line, rest := nextLine(blk)
+		if _, name, ok := idName(line[2:], 2); ok {
+			n.classes[c] = name
+		}
+		for len(rest) > 0 && rest[0] == '\t' {
+			line, rest = nextLine(rest)
+			if len(line) > 1 && line[1] == '\t' {
+				continue // programming interfaces
+			}
+			if id, name, ok := idName(line[1:], 2); ok && q.classes[uint16(c)<<8|uint16(id)] {
+				n.subclass[uint16(c)<<8|uint16(id)] = name
+			}
+		}
+	}
+	return n
+}
+
+// vendorBlock returns data from vendor v's line, or nil. pci.ids lists
+// vendors in ascending order, so a binary search over byte offsets finds it
+// in a few dozen line hops; if that misses (a file out of order, or a vendor
+// it lacks), a plain search decides.
+func vendorBlock(data []byte, v uint16) []byte {
+	lo, hi := 0, len(data)
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		off, id, ok := vendorLineFrom(data, mid, hi)
+		switch {
+		case !ok:
+			hi = mid
+		case id < uint32(v):
+			lo = off + 1
+		case id > uint32(v):
+			hi = mid
+		default:
+			return data[off:]
+		}
+	}
+	prefix := fmt.Sprintf("%04x  ", v)
+	if bytes.HasPrefix(data, []byte(prefix)) {
+		return data
+	}
+	if i := bytes.Index(data, []byte("\n"+prefix)); i >= 0 {
+		return data[i+1:]
+	}
+	return nil
+}
+
+// vendorLineFrom finds the first vendor line ("8086  Intel ...") that starts
+// at or after from and before end.
+func vendorLineFrom(data []byte, from, end int) (off int, id uint32, ok bool) {
+	i := from
+	if i > 0 && data[i-1] != '\n' {
+		j := bytes.IndexByte(data[i:end], '\n')
+		if j < 0 {
+			return 0, 0, false
+		}
+		i += j + 1
+	}
+	for i < end {
+		if v, rest, ok := hexField(data[i:], 4); ok && len(rest) > 1 && rest[0] == ' ' && rest[1] == ' ' {
+			return i, v, true
+		}
+		j := bytes.IndexByte(data[i:end], '\n')
+		if j < 0 {
+			return 0, 0, false
+		}
+		i += j + 1
+	}
+	return 0, 0, false
+}
+
+// lastBlock returns data from the last line that starts with prefix, or nil.
+// Classes sit at the end of pci.ids, so searching backwards is quick.
+func lastBlock(data []byte, prefix string) []byte {
+	if i := bytes.LastIndex(data, []byte("\n"+prefix)); i >= 0 {
+		return data[i+1:]
+	}
+	if bytes.HasPrefix(data, []byte(prefix)) {
+		return data
+	}
+	return nil
+}
+
+func nextLine(b []byte) (line, rest []byte) {
+	i := bytes.IndexByte(b, '\n')
+	if i < 0 {
+		return b, nil
+	}
+	return b[:i], b[i+1:]
+}
+
+// scanVendor reads the device and subsystem lines that follow a vendor
+// line, up to the next line that does not start with a tab. Comment lines
+// inside the block are skipped.
+func scanVendor(b []byte, vendor uint16, q *PCIQuery, n *PCINames) {
+	var device uint16
+	wanted := false
+	for len(b) > 0 && (b[0] == '\t' || b[0] == '#') {
+		var line []byte
+		line, b = nextLine(b)
+		if line[0] == '#' {
+			continue
+		}
+		if len(line) > 1 && line[1] == '\t' {
+			if !wanted {
+				continue
+			}
+			// "\t\tsvid sdid  Name"
+			sv, rest, ok := hexField(line[2:], 4)
+			if !ok || len(rest) == 0 || rest[0] != ' ' {
+				continue
+			}
+			sd, name, ok := idName(rest[1:], 4)
+			if !ok {
+				continue
+			}
+			if k := subKey(vendor, device, uint16(sv), uint16(sd)); q.subs[k] {
+				n.subs[k] = name
+			}
+			continue
+		}
+		id, _, ok := hexField(line[1:], 4)
+		if !ok {
+			wanted = false
+			continue
+		}
+		device = uint16(id)
+		k := uint32(vendor)<<16 | uint32(device)
+		if wanted = q.devices[k]; !wanted {
+			continue
+		}
+		if _, name, ok := idName(line[1:], 4); ok {
+			n.devices[k] = name
+		}
+	}
+}
+
+// idName parses "<digits hex>  Name".
+func idName(b []byte, digits int) (uint32, string, bool) {
+	id, rest, ok := hexField(b, digits)
+	if !ok || len(rest) < 2 || rest[0] != ' ' {
+		return 0, "", false
+	}
+	name := strings.TrimSpace(string(rest[1:]))
+	if name == "" {
+		return 0, "", false
+	}
+	return id, name, true
+}
+
+// hexField parses exactly digits hex digits at the start of b.
+func hexField(b []byte, digits int) (uint32, []byte, bool) {
+	if len(b) < digits {
+		return 0, nil, false
+	}
+	var v uint32
+	for _, c := range b[:digits] {
+		var d byte
+		switch {
+		case c >= '0' && c <= '9':
+			d = c - '0'
+		case c >= 'a' && c <= 'f':
+			d = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			return 0, nil, false
+		}
+		v = v<<4 | uint32(d)
+	}
+	return v, b[digits:], true
+}
+
+// pciIDsCandidates are searched in order. pcidb also looks in
+// ~/.cache/pci.ids first; a stale cache there would beat the distro file, so
+// nicdiag does not.
+var pciIDsCandidates = []string{
+	"/usr/share/misc/pci.ids",
+	"/usr/share/hwdata/pci.ids",
+	"/usr/share/misc/pci.ids.gz",
+	"/usr/share/hwdata/pci.ids.gz",
+}
+
+// loadPCINames finds pci.ids (explicit, else in the snapshot root, else on
+// the host; see WithPCIIDs) and reads the names for q. With no file it
+// returns an error wrapping ErrNoPCIIDs.
+func loadPCINames(root fsroot.Root, explicit string, q *PCIQuery) (*PCINames, error) {
+	var paths []string
+	if explicit != "" {
+		paths = []string{explicit}
+	} else {
+		if !root.Live() {
+			for _, c := range pciIDsCandidates {
+				paths = append(paths, root.Path(c))
+			}
+		}
+		paths = append(paths, pciIDsCandidates...)
+	}
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if errors.Is(err, fs.ErrNotExist) && explicit == "" {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		names, err := readPCIIDs(f, p, q)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		return names, nil
+	}
+	return nil, fmt.Errorf("%w (searched %s)", ErrNoPCIIDs, strings.Join(paths, ", "))
+}
+
+func readPCIIDs(f *os.File, p string, q *PCIQuery) (*PCINames, error) {
+	var n *PCINames
+	if strings.HasSuffix(p, ".gz") {
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			return nil, err
+		}
+		defer zr.Close()
+		if n, err = ScanPCIIDs(zr, q); err != nil {
+			return nil, err
+		}
+	} else {
+		data, done, err := mapFile(f)
+		if err != nil {
+			return nil, err
+		}
+		n = scanPCIIDs(data, q) // names are copied out of the mapping
+		done()
+	}
+	n.Source = p
+	return n, nil
+}
+
+// readSized reads a whole file into one buffer of its size.
+func readSized(f *os.File) ([]byte, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() > maxPCIIDs {
+		return nil, fmt.Errorf("%w: pci.ids larger than %d bytes", ErrMalformed, maxPCIIDs)
+	}
+	buf := make([]byte, 0, fi.Size()+1)
+	return readAllInto(buf, io.LimitReader(f, maxPCIIDs+1))
+}
+
+func readAllInto(b []byte, r io.Reader) ([]byte, error) {
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		m, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+m]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+}

@@ -1,0 +1,404 @@
+package pcie
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+)
+
+// End is one end of a link: a port or a device function.
+type End struct {
+	Address string `json:"address"`
+	// Name is filled by WithNamer; empty otherwise.
+	Name     string `json:"name,omitempty"`
+	VendorID uint16 `json:"vendor_id"`
+	DeviceID uint16 `json:"device_id"`
+	Class    uint32 `json:"class"`
+	// PortType comes from the PCI Express capability; "" when the config
+	// space could not be read.
+	PortType string    `json:"port_type,omitempty"`
+	Link     LinkAttrs `json:"link"`
+	// MaxPayload and MaxReadRequest are DevCtl's MPS and MRRS in bytes; 0
+	// when unknown (ConfigNote says why).
+	MaxPayload     int `json:"mps"`
+	MaxReadRequest int `json:"mrrs"`
+	// Config is the decoded config space; nil when it could not be read.
+	Config *Config `json:"config,omitempty"`
+	// ConfigNote says why Config or its capabilities are missing.
+	ConfigNote string `json:"config_note,omitempty"`
+	// PhysFn is set on an SR-IOV virtual function: its physical function.
+	PhysFn string `json:"physfn,omitempty"`
+
+	dir string // sysfs directory, for the walker
+}
+
+// Function is a PCI function below a link.
+type Function struct {
+	Address string `json:"address"`
+	Class   uint32 `json:"class"`
+	// Network is true for class 0x02xxxx (network controllers).
+	Network bool `json:"network"`
+	// Bridge is true for class 0x0604xx (PCI bridges and switch ports).
+	Bridge bool `json:"bridge,omitempty"`
+}
+
+// Hop is one PCIe link with both of its ends, as trained and as capable.
+// Speeds are GT/s, widths lanes; 0 means unknown.
+type Hop struct {
+	// Upstream is the port nearer the root (a root port, switch downstream
+	// port or PCI-to-PCIe bridge); Downstream the device or switch upstream
+	// port at the other end.
+	Upstream   End `json:"upstream"`
+	Downstream End `json:"downstream"`
+	// Speed and Width are the link as trained (the downstream end's current
+	// attributes, else the upstream end's).
+	Speed float64 `json:"speed_gts"`
+	Width int     `json:"width"`
+	// CapableSpeed and CapableWidth are what both ends support: the lower
+	// of their maxima.
+	CapableSpeed float64 `json:"capable_speed_gts"`
+	CapableWidth int     `json:"capable_width"`
+	// SpeedLimitedBy and WidthLimitedBy name the end whose maximum sets the
+	// capability: "device", "port", or "" when both ends agree or one is
+	// unknown.
+	SpeedLimitedBy string `json:"speed_limited_by,omitempty"`
+	WidthLimitedBy string `json:"width_limited_by,omitempty"`
+	// Functions are every PCI function below the upstream port: all of
+	// them share this link.
+	Functions []Function `json:"functions"`
+	// Verdict is one of the Verdict constants.
+	Verdict string `json:"verdict"`
+	// Downgraded, SlotLimited and IdleDowntrained are the verdicts that
+	// apply (more than one may).
+	Downgraded      bool `json:"downgraded"`
+	SlotLimited     bool `json:"slot_limited"`
+	IdleDowntrained bool `json:"idle_downtrained"`
+	// Reason says why the verdict is architectural or unknown.
+	Reason string `json:"reason,omitempty"`
+	// Notes record disagreements and assumptions.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Path is the chain of links from one PCI function up to its root port.
+type Path struct {
+	// Device is the function asked for.
+	Device End `json:"device"`
+	// RootBus is the host bridge directory, e.g. "pci0000:00".
+	RootBus string `json:"root_bus"`
+	// Hops runs from the device's own link up to the root port's.
+	Hops []Hop `json:"hops"`
+	// Architectural is set when the device has no link that can be judged,
+	// and says how nicdiag knows.
+	Architectural string `json:"architectural,omitempty"`
+	// Notes record assumptions (port types taken from tree position when
+	// the config space was not readable).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// IsAddress reports whether s is a PCI address "DDDD:BB:DD.F" (a domain of 4
+// to 8 hex digits, as VMD domains have 5).
+func IsAddress(s string) bool {
+	i := strings.IndexByte(s, ':')
+	if i < 4 || i > 8 || len(s) != i+8 || !isHex(s[:i]) {
+		return false
+	}
+	t := s[i:] // ":BB:DD.F"
+	if t[3] != ':' || t[6] != '.' || !isHex(t[1:3]) || !isHex(t[4:6]) {
+		return false
+	}
+	return t[4] <= '1' && t[7] >= '0' && t[7] <= '7'
+}
+
+func isHex(s string) bool {
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// maxFunctions bounds the functions listed below one port; maxDepth the
+// nesting walked. Real hosts stay far below both.
+const (
+	maxFunctions = 4096
+	maxDepth     = 32
+)
+
+// walker reads ends once and remembers them.
+type walker struct {
+	o    options
+	ends map[string]*End
+	fns  map[string][]Function // by port directory
+}
+
+func newWalker(opts []Option) *walker {
+	return &walker{o: buildOptions(opts), ends: map[string]*End{}, fns: map[string][]Function{}}
+}
+
+// PathTo walks from the PCI function bdf up to its root port and returns
+// every link on the way with both ends, the functions that share each link,
+// and a verdict on each. A function on the root bus has no hops; Path says
+// why.
+func PathTo(ctx context.Context, bdf string, opts ...Option) (*Path, error) {
+	if !IsAddress(bdf) {
+		return nil, fmt.Errorf("%w: %q", ErrBadAddress, clip(bdf))
+	}
+	w := newWalker(opts)
+	return w.path(ctx, bdf)
+}
+
+// Links returns every PCIe link on the host that has a device below it, each
+// once (keyed by its upstream port), sorted by that port's address. Empty
+// ports are not links and are left out.
+func Links(ctx context.Context, opts ...Option) ([]Hop, error) {
+	w := newWalker(opts)
+	names, err := w.o.root.ReadDir("/sys/bus/pci/devices")
+	if err != nil {
+		return nil, fmt.Errorf("pcie: listing PCI devices: %w", err)
+	}
+	seen := map[string]bool{}
+	var hops []Hop
+	for _, n := range names {
+		if !IsAddress(n) {
+			continue
+		}
+		p, err := w.path(ctx, n)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			continue // one unreadable device must not hide the others
+		}
+		for _, h := range p.Hops {
+			if !seen[h.Upstream.Address] {
+				seen[h.Upstream.Address] = true
+				hops = append(hops, h)
+			}
+		}
+	}
+	sort.Slice(hops, func(i, j int) bool { return hops[i].Upstream.Address < hops[j].Upstream.Address })
+	return hops, nil
+}
+
+func (w *walker) path(ctx context.Context, bdf string) (*Path, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	link := "/sys/bus/pci/devices/" + bdf
+	real, err := w.o.root.Realpath(link)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, bdf)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("pcie: resolving %s: %w", link, err)
+	}
+	base, chain, err := splitChain(real)
+	if err != nil {
+		return nil, err
+	}
+	rootBus := path.Base(base)
+	if chain[len(chain)-1] != bdf {
+		return nil, fmt.Errorf("pcie: %s resolves to %s, not to that function", link, real)
+	}
+	ends := make([]*End, len(chain))
+	dir := base
+	for i, a := range chain {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		dir += "/" + a
+		ends[i] = w.end(a, dir)
+	}
+	p := &Path{Device: *ends[len(ends)-1], RootBus: rootBus, Hops: []Hop{}}
+	pairs, note := linkPairs(ends)
+	if note != "" {
+		p.Notes = append(p.Notes, note)
+	}
+	for i := len(pairs) - 1; i >= 0; i-- {
+		up, down := ends[pairs[i]], ends[pairs[i]+1]
+		h := Hop{Upstream: *up, Downstream: *down}
+		if down.PhysFn != "" {
+			// A VF has no link registers of its own; the link is its PF's.
+			if pf := w.end(down.PhysFn, path.Dir(down.dir)+"/"+down.PhysFn); pf.Address != "" {
+				h.Downstream = *pf
+				h.Notes = append(h.Notes, fmt.Sprintf("%s is a virtual function; the link is that of its physical function %s", down.Address, down.PhysFn))
+			}
+		}
+		h.Functions = w.functions(up.dir)
+		evaluate(&h)
+		p.Hops = append(p.Hops, h)
+	}
+	if len(p.Hops) == 0 {
+		p.Architectural = noLinkReason(ends, rootBus)
+	}
+	return p, nil
+}
+
+// splitChain splits "/sys/devices/pci0000:00/0000:00:1c.0/0000:01:00.0" into
+// the host bridge directory and the functions from the root down. A second
+// host bridge inside the path (Intel VMD) starts the chain again below it.
+func splitChain(real string) (string, []string, error) {
+	rest, ok := strings.CutPrefix(real, "/sys/devices/")
+	if !ok {
+		return "", nil, fmt.Errorf("pcie: %s is not under /sys/devices", real)
+	}
+	var rootBus string
+	var chain []string
+	dir := "/sys/devices"
+	for _, e := range strings.Split(rest, "/") {
+		dir += "/" + e
+		switch {
+		case IsAddress(e):
+			if rootBus == "" {
+				return "", nil, fmt.Errorf("pcie: %s has a function outside any host bridge", real)
+			}
+			chain = append(chain, e)
+		case strings.HasPrefix(e, "pci") && strings.Contains(e, ":"):
+			rootBus, chain = dir, nil
+		default:
+			return "", nil, fmt.Errorf("pcie: unexpected element %q in %s", clip(e), real)
+		}
+	}
+	if rootBus == "" || len(chain) == 0 {
+		return "", nil, fmt.Errorf("pcie: %s names no PCI function", real)
+	}
+	if len(chain) > maxDepth {
+		return "", nil, fmt.Errorf("pcie: %s nests deeper than %d", real, maxDepth)
+	}
+	return rootBus, chain, nil
+}
+
+// linkPairs returns the indexes i for which ends[i]—ends[i+1] is a link.
+// With every port type known it uses them; otherwise it takes the PCIe tree
+// shape (root port, then upstream/downstream switch port pairs, then the
+// device) and says so.
+func linkPairs(ends []*End) ([]int, string) {
+	known := true
+	for _, e := range ends {
+		if e.Config == nil || !e.Config.CapsReadable {
+			known = false
+		}
+	}
+	var pairs []int
+	if known {
+		for i := 0; i+1 < len(ends); i++ {
+			x := ends[i].Config.Express
+			if x == nil {
+				break // conventional PCI: nothing below has a PCIe link
+			}
+			if x.PortType.downFacing() {
+				pairs = append(pairs, i)
+			}
+		}
+		return pairs, ""
+	}
+	for i := 0; i+1 < len(ends); i += 2 {
+		pairs = append(pairs, i)
+	}
+	if len(pairs) == 0 {
+		return nil, ""
+	}
+	return pairs, "port types assumed from position in the tree (config space not readable)"
+}
+
+// noLinkReason says why a function has no link to judge.
+func noLinkReason(ends []*End, rootBus string) string {
+	d := ends[len(ends)-1]
+	if len(ends) == 1 {
+		if d.Config != nil && d.Config.Express != nil && d.Config.Express.PortType == PortRCiEP {
+			return "root complex integrated endpoint per PCIe capability port type"
+		}
+		if d.Class>>8 == 0x0604 {
+			return "a bridge on root bus " + strings.TrimPrefix(rootBus, "pci") + ": its links run to the devices below it"
+		}
+		return "no upstream port: on root bus " + strings.TrimPrefix(rootBus, "pci")
+	}
+	return "no PCI Express link on the path (conventional PCI bridge or function)"
+}
+
+// end reads one function's attributes, once.
+func (w *walker) end(addr, dir string) *End {
+	if e, ok := w.ends[addr]; ok {
+		return e
+	}
+	r := w.o.root
+	e := &End{Address: addr, dir: dir}
+	w.ends[addr] = e
+	if !r.Exists(dir) {
+		e.Address = ""
+		return e
+	}
+	if v, err := r.ReadHex(dir + "/vendor"); err == nil {
+		e.VendorID = uint16(v)
+	}
+	if v, err := r.ReadHex(dir + "/device"); err == nil {
+		e.DeviceID = uint16(v)
+	}
+	if v, err := r.ReadHex(dir + "/class"); err == nil {
+		e.Class = v
+	}
+	e.Link = readLinkAttrs(r, dir)
+	if t, err := r.Readlink(dir + "/physfn"); err == nil {
+		e.PhysFn = path.Base(t)
+	}
+	b, err := r.ReadFile(dir + "/config")
+	switch {
+	case err != nil:
+		e.ConfigNote = "config: " + readReason(err)
+	default:
+		c, err := DecodeConfig(b)
+		if err != nil {
+			e.ConfigNote = err.Error()
+			break
+		}
+		e.Config = c
+		e.ConfigNote = c.Note
+		if e.VendorID == 0 {
+			e.VendorID, e.DeviceID, e.Class = c.VendorID, c.DeviceID, c.Class
+		}
+		if x := c.Express; x != nil {
+			e.PortType = x.PortType.String()
+			e.MaxPayload, e.MaxReadRequest = x.MaxPayload, x.MaxReadRequest
+		}
+	}
+	if w.o.namer != nil {
+		e.Name = w.o.namer(e.VendorID, e.DeviceID)
+	}
+	return e
+}
+
+// functions lists every PCI function below the port at dir, depth first.
+func (w *walker) functions(dir string) []Function {
+	if fns, ok := w.fns[dir]; ok {
+		return fns
+	}
+	fns := []Function{}
+	var walk func(d string, depth int)
+	walk = func(d string, depth int) {
+		if depth > maxDepth {
+			return
+		}
+		names, err := w.o.root.ReadDir(d)
+		if err != nil {
+			return
+		}
+		for _, n := range names {
+			if !IsAddress(n) || len(fns) >= maxFunctions {
+				continue
+			}
+			sub := d + "/" + n
+			cls, _ := w.o.root.ReadHex(sub + "/class")
+			fns = append(fns, Function{Address: n, Class: cls, Network: cls>>16 == 0x02, Bridge: cls>>8 == 0x0604})
+			walk(sub, depth+1)
+		}
+	}
+	walk(dir, 0)
+	sort.Slice(fns, func(i, j int) bool { return fns[i].Address < fns[j].Address })
+	w.fns[dir] = fns
+	return fns
+}

@@ -1,0 +1,18 @@
+// Package report draws a monitored run (what `nicdiag monitor --record`
+// writes) as pictures: a self-contained HTML page, or the charts alone as
+// one SVG document.
+//
+// The page holds a heatmap of irq+softirq load per CPU over time, NET_RX and
+// NET_TX per CPU, the interrupt rate of every sampled NIC queue, softnet
+// drops and time squeezes, the throughput of each NIC, and the verdicts of
+// the run with their evidence. It needs no JavaScript and fetches nothing:
+// styles are inline, the charts are hand-written SVG, text uses the
+// reader's own sans-serif font.
+//
+// Output is a pure function of the Record: the same record renders to the
+// same bytes (no clock, no map order, fixed number formats).
+//
+// Read decodes a record and meets damage with a clear error, or, for a
+// record cut short mid-line (monitor stopped by Ctrl-C), with the complete
+// samples before the cut and a note saying so. The package never prints.
+package report

@@ -1,0 +1,323 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/nicdiag/nicdiag/irq"
+)
+
+// Limits that keep a hostile or runaway record from exhausting memory.
+const (
+	// MaxLineBytes is the longest record line Read accepts.
+	MaxLineBytes = 4 << 20
+	// MaxSamples is the most samples Read accepts (a day at one per second
+	// is 86,400).
+	MaxSamples = 200_000
+	// MaxCPUs is the most distinct CPU ids a record may name.
+	MaxCPUs = 8192
+	// MaxQueues is the most distinct NIC queues a record may name.
+	MaxQueues = 8192
+	// maxInterval is the longest interval_s accepted: a day.
+	maxInterval = 86400
+)
+
+// ErrEmpty is returned (wrapped) when a record holds no sample.
+var ErrEmpty = errors.New("report: the record holds no sample")
+
+// Record is one monitored run: the samples in order and the summary
+// (verdicts) written at the end.
+type Record struct {
+	// Source names the record in the page (ReadFile sets the file's base
+	// name); may be empty.
+	Source string
+	// Samples are the intervals in the order they were taken.
+	Samples []irq.Sample
+	// Summary is the verdict over the run. Read fills it with
+	// irq.Summarize(Samples) when the record has none; Render does the
+	// same, without changing the Record, when it is nil.
+	Summary *irq.Summary
+	// Run is what the record's start and summary lines say about the run
+	// beyond its samples.
+	Run Run
+	// Notes say what a reader of the page should know about the record
+	// itself: that it was cut short, that the summary was recomputed, what
+	// was skipped.
+	Notes []string
+
+	schemaNoted bool
+}
+
+// Run describes how a monitored run was made and how it ended.
+type Run struct {
+	// Command is the argv of the command monitor ran (the start line's
+	// "command", or the summary's "command.argv"); empty when none.
+	Command []string
+	// ExitCode is the command's exit status (the summary's
+	// "command.exit_code"); nil when there was no command or no summary.
+	ExitCode *int
+	// CommandError says how the command failed ("command.error").
+	CommandError string
+	// Interrupted is true when sampling was ended by Ctrl-C (the
+	// summary's "interrupted").
+	Interrupted bool
+}
+
+// Schema is the record schema this package reads. Lines carrying another
+// "schema" are still read, with a note.
+const Schema = "nicdiag/v1"
+
+// startLine is the record's first line (type "start").
+type startLine struct {
+	Command []string `json:"command"`
+}
+
+// summaryExtra is what a summary line carries besides irq.Summary.
+type summaryExtra struct {
+	Command *struct {
+		Argv     []string `json:"argv"`
+		ExitCode *int     `json:"exit_code"`
+		Error    string   `json:"error"`
+	} `json:"command"`
+	Interrupted bool `json:"interrupted"`
+}
+
+// ReadFile reads the record at path (see Read) and sets Source to the
+// file's base name.
+func ReadFile(path string) (*Record, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rec, err := Read(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	rec.Source = filepath.Base(path)
+	return rec, nil
+}
+
+// Read decodes a record as `nicdiag monitor --record` writes it: JSON
+// lines, a "start" object, one "sample" object per interval (irq.Sample's
+// fields) and a final "summary" object (irq.Summary's fields, plus
+// "command" and "interrupted"). A line is recognised by its "type" field;
+// for records written by other tools also by a wrapper ({"sample": {...}}
+// or {"summary": {...}}) or by its fields ("findings" makes a summary;
+// "cpus" or "interval_s" a sample). Blank lines are ignored; objects of
+// another type are skipped with a note.
+//
+// A last line that is cut short (no newline, not valid JSON), as when the
+// monitor was stopped mid-write, is dropped with a note and the samples
+// before it are kept. Any other malformed line is an error naming the
+// line. A record without a sample returns an error wrapping ErrEmpty. When
+// the record has no summary, Read computes one from the samples and says
+// so in Notes.
+func Read(r io.Reader) (*Record, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	rec := &Record{}
+	cpus := map[int]bool{}
+	queues := map[queueKey]bool{}
+	var buf []byte
+	for lineNo := 1; ; lineNo++ {
+		line, complete, err := readLine(br, &buf)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("line %d: %w", lineNo, err)
+		}
+		if len(line) == 0 && errors.Is(err, io.EOF) {
+			break
+		}
+		if t := bytes.TrimSpace(line); len(t) > 0 {
+			if rec.Summary != nil {
+				// Anything after the summary: a second run appended, or
+				// garbage. Say so and stop.
+				rec.Notes = append(rec.Notes, fmt.Sprintf("line %d and later follow the summary and were ignored", lineNo))
+				break
+			}
+			if !complete && !json.Valid(t) {
+				rec.Notes = append(rec.Notes, fmt.Sprintf(
+					"the record ends mid-line (line %d, %d bytes, no newline): the run was probably interrupted; the %d complete samples before it are shown",
+					lineNo, len(t), len(rec.Samples)))
+				break
+			}
+			if err := rec.decodeLine(t, lineNo, cpus, queues); err != nil {
+				return nil, fmt.Errorf("line %d: %w", lineNo, err)
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+	}
+	if len(rec.Samples) == 0 {
+		if rec.Summary != nil {
+			return nil, fmt.Errorf("%w (it has a summary but nothing to draw)", ErrEmpty)
+		}
+		return nil, ErrEmpty
+	}
+	if rec.Summary == nil {
+		s := irq.Summarize(rec.Samples)
+		rec.Summary = &s
+		rec.Notes = append(rec.Notes, fmt.Sprintf(
+			"the record has no summary line; the verdicts below were computed from its %d samples", len(rec.Samples)))
+	}
+	return rec, nil
+}
+
+// readLine returns the next line without its line ending, and whether it
+// ended with a newline. err is io.EOF at the end of input.
+func readLine(br *bufio.Reader, buf *[]byte) (line []byte, complete bool, err error) {
+	*buf = (*buf)[:0]
+	for {
+		chunk, err := br.ReadSlice('\n')
+		*buf = append(*buf, chunk...)
+		if len(*buf) > MaxLineBytes {
+			return nil, false, fmt.Errorf("longer than %d bytes: not a monitor record", MaxLineBytes)
+		}
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err != nil:
+			return *buf, false, err
+		}
+		return bytes.TrimSuffix((*buf)[:len(*buf)-1], []byte{'\r'}), true, nil
+	}
+}
+
+type queueKey struct {
+	nic string
+	irq int
+}
+
+// probe finds out what a line is without decoding it twice in full.
+type probe struct {
+	Type      string          `json:"type"`
+	Schema    *string         `json:"schema"`
+	Kind      string          `json:"kind"`
+	Sample    json.RawMessage `json:"sample"`
+	Summary   json.RawMessage `json:"summary"`
+	Findings  json.RawMessage `json:"findings"`
+	CPUs      json.RawMessage `json:"cpus"`
+	IntervalS json.RawMessage `json:"interval_s"`
+}
+
+func (rec *Record) decodeLine(line []byte, lineNo int, cpus map[int]bool, queues map[queueKey]bool) error {
+	if !json.Valid(line) {
+		var v any
+		return fmt.Errorf("not valid JSON: %v", json.Unmarshal(line, &v))
+	}
+	if line[0] != '{' {
+		return errors.New("not a JSON object")
+	}
+	var p probe
+	if err := json.Unmarshal(line, &p); err != nil {
+		return fmt.Errorf("not a monitor record line: %v", err)
+	}
+	body, kind := line, p.Type
+	if kind == "" {
+		kind = p.Kind
+	}
+	switch {
+	case isObject(p.Sample):
+		body, kind = p.Sample, "sample"
+	case isObject(p.Summary):
+		body, kind = p.Summary, "summary"
+	case kind != "":
+	case p.Findings != nil:
+		kind = "summary"
+	case p.CPUs != nil || p.IntervalS != nil:
+		kind = "sample"
+	default:
+		return errors.New("neither a sample nor a summary (no type, findings, cpus or interval_s field)")
+	}
+	if p.Schema != nil && *p.Schema != Schema && !rec.schemaNoted {
+		rec.schemaNoted = true
+		rec.Notes = append(rec.Notes, fmt.Sprintf("line %d: written with schema %q; this reader knows %q and may miss fields", lineNo, *p.Schema, Schema))
+	}
+	switch kind {
+	case "start":
+		var st startLine
+		if err := json.Unmarshal(body, &st); err != nil {
+			return fmt.Errorf("start: %v", err)
+		}
+		rec.Run.Command = st.Command
+	case "sample":
+		var s irq.Sample
+		if err := json.Unmarshal(body, &s); err != nil {
+			return fmt.Errorf("sample: %v", err)
+		}
+		if err := checkSample(&s, cpus, queues); err != nil {
+			return fmt.Errorf("sample: %v", err)
+		}
+		if len(rec.Samples) >= MaxSamples {
+			return fmt.Errorf("more than %d samples", MaxSamples)
+		}
+		rec.Samples = append(rec.Samples, s)
+	case "summary":
+		var s irq.Summary
+		if err := json.Unmarshal(body, &s); err != nil {
+			return fmt.Errorf("summary: %v", err)
+		}
+		var x summaryExtra
+		if err := json.Unmarshal(body, &x); err != nil {
+			return fmt.Errorf("summary: %v", err)
+		}
+		if x.Command != nil {
+			if len(x.Command.Argv) > 0 {
+				rec.Run.Command = x.Command.Argv
+			}
+			rec.Run.ExitCode = x.Command.ExitCode
+			rec.Run.CommandError = x.Command.Error
+		}
+		rec.Run.Interrupted = x.Interrupted
+		rec.Summary = &s
+	default:
+		rec.Notes = append(rec.Notes, fmt.Sprintf("line %d: skipped an object of type %q", lineNo, kind))
+	}
+	return nil
+}
+
+func isObject(m json.RawMessage) bool {
+	t := bytes.TrimSpace(m)
+	return len(t) > 0 && t[0] == '{'
+}
+
+// checkSample rejects what cannot be drawn honestly and bounds what could
+// exhaust memory.
+func checkSample(s *irq.Sample, cpus map[int]bool, queues map[queueKey]bool) error {
+	if !(s.IntervalS > 0 && s.IntervalS <= maxInterval) {
+		return fmt.Errorf("interval_s %v is not in (0, %d]", s.IntervalS, maxInterval)
+	}
+	for _, c := range s.CPUs {
+		if c.CPU < 0 {
+			return fmt.Errorf("negative cpu id %d", c.CPU)
+		}
+		if !cpus[c.CPU] {
+			if len(cpus) >= MaxCPUs {
+				return fmt.Errorf("more than %d distinct CPUs", MaxCPUs)
+			}
+			cpus[c.CPU] = true
+		}
+		if c.IRQPct != nil && math.IsNaN(*c.IRQPct) {
+			return errors.New("irq_pct is NaN")
+		}
+	}
+	for _, n := range s.NICs {
+		for _, q := range n.Queues {
+			k := queueKey{n.Name, q.IRQ}
+			if !queues[k] {
+				if len(queues) >= MaxQueues {
+					return fmt.Errorf("more than %d distinct NIC queues", MaxQueues)
+				}
+				queues[k] = true
+			}
+		}
+	}
+	return nil
+}
