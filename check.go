@@ -40,7 +40,7 @@ func Check(ctx context.Context, opts ...Option) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	nics, err := selectNICs(all, o.ifaces)
+	nics, err := SelectNICs(all, o.ifaces)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +106,10 @@ func Check(ctx context.Context, opts ...Option) (*Report, error) {
 	return r, nil
 }
 
-func selectNICs(all []nicinfo.NIC, names []string) ([]nicinfo.NIC, error) {
+// SelectNICs returns the interfaces called names, in that order, or every
+// physical one when names is empty. An unknown name is an error wrapping
+// nicinfo.ErrNoInterface.
+func SelectNICs(all []nicinfo.NIC, names []string) ([]nicinfo.NIC, error) {
 	if len(names) == 0 {
 		var out []nicinfo.NIC
 		for _, n := range all {

@@ -294,6 +294,16 @@ func leadingDigits(s string) int {
 func parseCounts(rest []byte, counts []uint64) (int, int) {
 	i, col := 0, 0
 	for col < len(counts) {
+		// Fast path: the kernel writes each count as " %10u", and on a big
+		// host most are a single digit (a vector counts on its own CPU only).
+		if i+11 <= len(rest) && binary.LittleEndian.Uint64(rest[i:]) == spaces8 &&
+			rest[i+8] == ' ' && rest[i+9] == ' ' && rest[i+10]-'0' <= 9 &&
+			(i+11 == len(rest) || rest[i+11] == ' ') {
+			counts[col] = uint64(rest[i+10] - '0')
+			col++
+			i += 11
+			continue
+		}
 		for i+8 <= len(rest) && binary.LittleEndian.Uint64(rest[i:]) == spaces8 {
 			i += 8
 		}

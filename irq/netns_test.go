@@ -146,8 +146,8 @@ func TestKernelVethTraffic(t *testing.T) {
 	go func() {
 		n := 0
 		buf := make([]byte, 2048)
+		rx.SetReadDeadline(time.Now().Add(3500 * time.Millisecond))
 		for {
-			rx.SetReadDeadline(time.Now().Add(time.Second))
 			if _, err := rx.Read(buf); err != nil {
 				received <- n
 				return
@@ -155,12 +155,17 @@ func TestKernelVethTraffic(t *testing.T) {
 			n++
 		}
 	}()
+	sendErrs := make(chan int, 1)
 	go func() {
 		msg := make([]byte, 512)
+		errs := 0
 		end := time.Now().Add(2500 * time.Millisecond)
 		for time.Now().Before(end) {
-			tx.Write(msg)
+			if _, err := tx.Write(msg); err != nil {
+				errs++ // the link may take a moment to come up
+			}
 		}
+		sendErrs <- errs
 	}()
 	var samples []Sample
 	for {
@@ -171,6 +176,7 @@ func TestKernelVethTraffic(t *testing.T) {
 		samples = append(samples, x)
 	}
 	got := <-received
+	t.Logf("%d send errors", <-sendErrs)
 	if len(samples) < 3 || got == 0 {
 		t.Fatalf("%d samples, %d datagrams received", len(samples), got)
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
 	"slices"
 	"time"
 
@@ -21,6 +23,7 @@ type Sampler struct {
 	queues      []NICQueues
 	softirqCPUs []int
 	prev, cur   *reading
+	buf         []byte // /proc/interrupts, reused
 }
 
 // reading is one read of every source.
@@ -110,11 +113,11 @@ func layoutChanged(a, b *Interrupts) bool {
 func (s *Sampler) read(r *reading) error {
 	r.missing = r.missing[:0]
 	r.t = s.o.now()
-	b, err := s.o.root.ReadFile(interruptsFile)
-	if err != nil {
+	var err error
+	if s.buf, err = readInto(s.o.root.Path(interruptsFile), s.buf); err != nil {
 		return err
 	}
-	if err := ParseInterrupts(b, &r.ints); err != nil {
+	if err := ParseInterrupts(s.buf, &r.ints); err != nil {
 		return err
 	}
 	if r.stat, r.accounted, err = readStat(s.proc); err != nil {
@@ -141,3 +144,35 @@ func (s *Sampler) read(r *reading) error {
 	}
 	return nil
 }
+
+// readInto reads the file at path (a host path) into buf's storage, growing
+// it when needed, and returns the contents. /proc files report size 0, so it
+// reads until EOF.
+func readInto(path string, buf []byte) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return buf[:0], err
+	}
+	defer f.Close()
+	buf = buf[:0]
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF || (err == nil && n == 0) {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+		if len(buf) > maxInterrupts {
+			return buf, &fs.PathError{Op: "read", Path: path, Err: errors.New("larger than 64 MiB")}
+		}
+	}
+}
+
+// maxInterrupts bounds a /proc/interrupts read (8192 CPUs × 4096 IRQs is
+// well under it).
+const maxInterrupts = 64 << 20

@@ -25,7 +25,8 @@ const (
 	MaxCPUs = 8192
 	// MaxQueues is the most distinct NIC queues a record may name.
 	MaxQueues = 8192
-	// maxInterval is the longest interval_s accepted: a day.
+	// minInterval and maxInterval bound interval_s: a microsecond, a day.
+	minInterval = 1e-6
 	maxInterval = 86400
 )
 
@@ -291,8 +292,8 @@ func isObject(m json.RawMessage) bool {
 // checkSample rejects what cannot be drawn honestly and bounds what could
 // exhaust memory.
 func checkSample(s *irq.Sample, cpus map[int]bool, queues map[queueKey]bool) error {
-	if !(s.IntervalS > 0 && s.IntervalS <= maxInterval) {
-		return fmt.Errorf("interval_s %v is not in (0, %d]", s.IntervalS, maxInterval)
+	if !(s.IntervalS >= minInterval && s.IntervalS <= maxInterval) {
+		return fmt.Errorf("interval_s %v is not in [%g, %d]", s.IntervalS, minInterval, maxInterval)
 	}
 	for _, c := range s.CPUs {
 		if c.CPU < 0 {

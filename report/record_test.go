@@ -161,6 +161,7 @@ func TestReadBad(t *testing.T) {
 		{"zero interval", `{"type":"sample","interval_s":0,"cpus":[]}` + "\n", "interval_s 0 is not in"},
 		{"negative interval", `{"type":"sample","interval_s":-1,"cpus":[]}` + "\n", "interval_s -1 is not in"},
 		{"huge interval", `{"type":"sample","interval_s":1e300,"cpus":[]}` + "\n", "is not in"},
+		{"tiny interval", `{"type":"sample","interval_s":5e-324,"cpus":[]}` + "\n", "is not in"},
 		{"negative cpu", `{"type":"sample","interval_s":1,"cpus":[{"cpu":-4}]}` + "\n", "negative cpu id -4"},
 		{"bad time", `{"type":"sample","time":"yesterday","interval_s":1}` + "\n", "line 1: sample:"},
 		{"type not a string", `{"type":5,"interval_s":1}` + "\n", "line 1: not a monitor record line"},

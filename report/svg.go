@@ -144,6 +144,9 @@ func niceStep(span float64, n int) float64 {
 	}
 	raw := span / float64(n)
 	p := math.Pow(10, math.Floor(math.Log10(raw)))
+	if !(p > 0) || math.IsInf(p, 0) {
+		return span
+	}
 	for _, m := range []float64{1, 2, 5, 10} {
 		if m*p >= raw {
 			return m * p
@@ -196,7 +199,12 @@ func (d *svgDoc) wrap(kind, title string) string {
 func (d *svgDoc) timeAxis(y, total float64) {
 	d.printf(`<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#444"/>`+"\n", plotX, num(y), plotX+plotW, num(y))
 	step := niceStep(total, 8)
-	for t := 0.0; t <= total*(1+1e-9); t += step {
+	n := 0
+	if step > 0 {
+		n = min(20, int(math.Floor(total/step*(1+1e-9))))
+	}
+	for i := 0; i <= n; i++ {
+		t := float64(i) * step
 		x := plotX + plotW*t/total
 		d.printf(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#444"/>`+"\n", num(x), num(y), num(x), num(y+4))
 		d.text(x, y+15, "middle", "a", strconv.FormatFloat(t, 'f', -1, 64))
@@ -317,7 +325,8 @@ func (c *lineChart) svg() string {
 	top, step := niceMax(hi)
 	bottom := float64(plotTop + lineH)
 	y := func(v float64) float64 { return bottom - lineH*max(0, min(v, top))/top }
-	for v := 0.0; v <= top*(1+1e-9); v += step {
+	for i := 0; i <= min(20, int(math.Round(top/step))); i++ {
+		v := float64(i) * step
 		d.printf(`<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#e5e5e5"/>`+"\n", plotX, num(y(v)), plotX+plotW, num(y(v)))
 		d.text(plotX-6, y(v)+4, "end", "a", si(v))
 	}

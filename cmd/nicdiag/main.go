@@ -51,7 +51,7 @@ func lookup(name string) *command {
 }
 
 func init() {
-	commands = []*command{listCmd, showCmd, checkCmd, explainCmd, monitorCmd, snapshotCmd, serveCmd}
+	commands = []*command{listCmd, showCmd, checkCmd, explainCmd, monitorCmd, snapshotCmd, serveCmd, reportCmd}
 }
 
 // env carries what every command needs: output streams and global flags.
@@ -60,7 +60,10 @@ type env struct {
 	root           string // --root; "" is the live host
 	json           bool
 	tty            bool // stdout is a terminal
-	snap           *snapshot.Snapshot
+	// dashdash is true when the flag parser consumed a "--" right before
+	// the command's arguments: everything after it is a command to run.
+	dashdash bool
+	snap     *snapshot.Snapshot
 }
 
 // openRoot returns the directory to read: "/" for the live host, or the
@@ -165,7 +168,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	fs.Usage = printUsage
-	return c.run(ctx, e, fs, fs.Args())
+	raw, left := rest[1:], fs.Args()
+	e.dashdash = len(raw) > len(left) && raw[len(raw)-len(left)-1] == "--"
+	return c.run(ctx, e, fs, left)
 }
 
 // addGlobal registers the flags every command accepts, before or after the

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/nicdiag/nicdiag"
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/irq"
 	"github.com/nicdiag/nicdiag/nicinfo"
@@ -75,12 +76,10 @@ func runMonitor(ctx context.Context, e *env, fs *flag.FlagSet, args []string) in
 	if err != nil {
 		return e.fail(err)
 	}
-	ifaces, argv := splitMonitorArgs(args, func(s string) bool {
-		return slices.ContainsFunc(all, func(n nicinfo.NIC) bool { return n.Name == s })
-	})
-	nics, err := pickNICs(all, ifaces)
+	ifaces, argv := splitMonitorArgs(args, e.dashdash)
+	nics, err := nicdiag.SelectNICs(all, ifaces)
 	if err != nil {
-		return e.fail(err)
+		return e.fail(fmt.Errorf("%w (to run a command, put it after --)", err))
 	}
 	static, err := irq.Check(ctx, nics)
 	if err != nil {
@@ -108,6 +107,9 @@ func runMonitor(ctx context.Context, e *env, fs *flag.FlagSet, args []string) in
 	if len(argv) > 0 {
 		cmd = exec.Command(argv[0], argv[1:]...)
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, e.stdout, e.stderr
+		if e.json {
+			cmd.Stdout = e.stderr // keep nicdiag's JSON stream on stdout parseable
+		}
 		if err := cmd.Start(); err != nil {
 			hint := ""
 			if len(ifaces) == 0 && len(args) > 0 && args[0] == argv[0] {
@@ -157,41 +159,17 @@ func runMonitor(ctx context.Context, e *env, fs *flag.FlagSet, args []string) in
 	return exitFor(sum.Findings)
 }
 
-// splitMonitorArgs separates interface names from the command to run. The
-// flag parser drops a "--" that comes right after the flags, so a first
-// argument that is not an interface starts the command.
-func splitMonitorArgs(args []string, isIface func(string) bool) (ifaces, argv []string) {
+// splitMonitorArgs separates interface names from the command to run: the
+// command follows "--" (dashdash says the flag parser consumed one right
+// before args).
+func splitMonitorArgs(args []string, dashdash bool) (ifaces, argv []string) {
+	if dashdash {
+		return nil, args
+	}
 	if i := slices.Index(args, "--"); i >= 0 {
 		return args[:i], args[i+1:]
 	}
-	for i, a := range args {
-		if !isIface(a) {
-			return args[:i], args[i:]
-		}
-	}
 	return args, nil
-}
-
-// pickNICs returns the named interfaces, or every physical one.
-func pickNICs(all []nicinfo.NIC, names []string) ([]nicinfo.NIC, error) {
-	if len(names) == 0 {
-		var out []nicinfo.NIC
-		for _, n := range all {
-			if n.Physical() {
-				out = append(out, n)
-			}
-		}
-		return out, nil
-	}
-	var out []nicinfo.NIC
-	for _, name := range names {
-		i := slices.IndexFunc(all, func(n nicinfo.NIC) bool { return n.Name == name })
-		if i < 0 {
-			return nil, fmt.Errorf("monitor: no interface %q", name)
-		}
-		out = append(out, all[i])
-	}
-	return out, nil
 }
 
 // waitCommand waits for the monitored command. On Ctrl-C the terminal sent

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/nicdiag/nicdiag/finding"
+)
+
+const snaps = "../../testdata/snapshots/"
+
+// runCLI runs the CLI in-process and returns stdout, stderr and the exit code.
+func runCLI(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func TestCheckExitCodes(t *testing.T) {
+	cases := []struct {
+		snap string
+		want int
+	}{
+		{"82576-minipcie-x1", exitWarn},  // pcie.bottleneck at 73% of demand
+		{"ccr2004-host", exitWarn},       // nic.misidentified
+		{"connectx3pro-haswell", exitOK}, // healthy Gen3 x8, multi-queue
+		{"empty-ports-x0", exitOK},       // no NIC at all
+		{"nvme-gen5-at-gen4", exitOK},    // a downgraded link, but not a NIC's
+		{"does-not-exist", exitFail},     // nicdiag itself fails
+	}
+	for _, c := range cases {
+		_, stderr, code := runCLI(t, "--root", snaps+c.snap, "check")
+		if code != c.want {
+			t.Errorf("%s: exit %d, want %d (stderr %q)", c.snap, code, c.want, stderr)
+		}
+	}
+}
+
+func TestCheckJSON(t *testing.T) {
+	out, _, code := runCLI(t, "--root", snaps+"82576-minipcie-x1", "check", "--json")
+	var doc struct {
+		Schema     string            `json:"schema"`
+		Interfaces []string          `json:"interfaces"`
+		Findings   []finding.Finding `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("check --json: %v\n%s", err, out)
+	}
+	if doc.Schema != jsonSchema || len(doc.Interfaces) != 2 || len(doc.Findings) == 0 {
+		t.Fatalf("doc = %+v", doc)
+	}
+	if code != exitFor(doc.Findings) {
+		t.Errorf("exit %d does not follow the findings", code)
+	}
+	f := doc.Findings[0]
+	if f.Code != finding.PCIeBottleneck || f.CapacityMbps == nil || f.DemandMbps == nil || *f.CapacityMbps >= *f.DemandMbps {
+		t.Errorf("first finding = %+v, want pcie.bottleneck with capacity < demand", f)
+	}
+}
+
+func TestCheckUnknownInterface(t *testing.T) {
+	_, stderr, code := runCLI(t, "--root", snaps+"82576-minipcie-x1", "check", "nosuch0")
+	if code != exitFail || !strings.Contains(stderr, "nosuch0") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestExplainText(t *testing.T) {
+	out, _, code := runCLI(t, "--root", snaps+"82576-minipcie-x1", "explain", "enp1s0f0")
+	if code != exitOK {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"1974 Mb/s", "1435 (1367–1488)", "PCIe-bound at the link of 0000:00:1c.0", "device-limited", "2.5 GT/s x1"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestExplainJSONFields(t *testing.T) {
+	out, _, code := runCLI(t, "--root", snaps+"82576-minipcie-x1", "explain", "--json", "--direction", "rx", "--frame-size", "64", "enp1s0f0")
+	if code != exitOK {
+		t.Fatalf("exit %d", code)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"ceiling_mbps", "bound", "ethernet_mbps", "pcie_mbps", "limiting_hop", "at_capability_mbps", "workload"} {
+		if _, ok := doc[k]; !ok {
+			t.Errorf("explain JSON lacks %q (DESIGN §3)", k)
+		}
+	}
+	w := doc["workload"].(map[string]any)
+	if w["direction"] != "rx" || w["frame_bytes"].(float64) != 64 {
+		t.Errorf("workload = %v, want rx at 64 bytes", w)
+	}
+}
+
+func TestExplainBadInput(t *testing.T) {
+	for _, args := range [][]string{
+		{"explain"},
+		{"explain", "--direction", "sideways", "enp1s0f0"},
+		{"explain", "--frame-size", "10", "enp1s0f0"},
+		{"explain", "nosuch0"},
+	} {
+		_, stderr, code := runCLI(t, append([]string{"--root", snaps + "82576-minipcie-x1"}, args...)...)
+		if code != exitFail || stderr == "" {
+			t.Errorf("%v: exit %d, stderr %q; want 3 with a message", args, code, stderr)
+		}
+	}
+}

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The serve command answers a scrape over loopback and stops on cancel.
+func TestServeScrapeAndStop(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"--root", snaps + "82576-minipcie-x1", "serve", "--listen", "127.0.0.1:0"}, pw, io.Discard)
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no listening line: %v", err)
+	}
+	go io.Copy(io.Discard, pr)
+	url := strings.TrimSpace(strings.TrimPrefix(line, "serving metrics on "))
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), `nicdiag_finding{code="pcie.bottleneck"`) {
+		t.Errorf("scrape lacks the bottleneck finding:\n%s", body)
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != exitOK {
+			t.Errorf("serve exited %d after cancel, want 0", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop after cancel")
+	}
+}
