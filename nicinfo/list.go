@@ -25,7 +25,7 @@ func List(ctx context.Context, opts ...Option) ([]NIC, error) {
 	}
 	var ifaces []string
 	for _, name := range names {
-		if validIfaceName(name) && o.root.Exists("/sys/class/net/"+name+"/ifindex") {
+		if isNetdev(o, name) {
 			ifaces = append(ifaces, name) // skips bonding_masters and other plain files
 		}
 	}
@@ -36,7 +36,7 @@ func List(ctx context.Context, opts ...Option) ([]NIC, error) {
 // wrapping ErrNoInterface (and so os.ErrNotExist).
 func Get(ctx context.Context, name string, opts ...Option) (*NIC, error) {
 	o := buildOptions(opts)
-	if !validIfaceName(name) || !o.root.Exists("/sys/class/net/"+name+"/ifindex") {
+	if !isNetdev(o, name) {
 		return nil, fmt.Errorf("nicinfo: %q: %w", clip(name), ErrNoInterface)
 	}
 	nics, err := build(ctx, o, []string{name})
@@ -44,6 +44,16 @@ func Get(ctx context.Context, name string, opts ...Option) (*NIC, error) {
 		return nil, err
 	}
 	return &nics[0], nil
+}
+
+// isNetdev reports whether /sys/class/net/name is an interface directory,
+// resolving the link inside the root.
+func isNetdev(o options, name string) bool {
+	if !validIfaceName(name) {
+		return false
+	}
+	dir, err := o.root.Realpath("/sys/class/net/" + name)
+	return err == nil && o.root.Exists(dir+"/ifindex")
 }
 
 func build(ctx context.Context, o options, ifaces []string) ([]NIC, error) {

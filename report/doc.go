@@ -13,6 +13,6 @@
 // same bytes (no clock, no map order, fixed number formats).
 //
 // Read decodes a record and meets damage with a clear error, or, for a
-// record cut short mid-line (monitor stopped by Ctrl-C), with the complete
+// record cut short mid-line (monitor killed mid-write), with the complete
 // samples before the cut and a note saying so. The package never prints.
 package report

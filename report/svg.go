@@ -306,9 +306,9 @@ type series struct {
 // lineChart draws series over time on a linear axis from zero.
 type lineChart struct {
 	kind, title string
-	series            []series
-	total             float64
-	empty             string // said inside the plot when every series is zero
+	series      []series
+	total       float64
+	empty       string // said inside the plot when every series is zero
 }
 
 func (c *lineChart) svg() string {

@@ -148,7 +148,8 @@ func (r Root) LinkBase(p string) (string, error) {
 // path ("/sys/devices/pci0000:00/..."). A link that climbs above the root, or
 // an absolute link in a snapshot, is ErrEscape.
 func (r Root) Realpath(p string) (string, error) {
-	parts := strings.Split(strings.Trim(path.Clean("/"+p), "/"), "/")
+	// Not path.Clean: ".." after a symlink applies to the link's target.
+	parts := strings.Split(strings.Trim(p, "/"), "/")
 	cur := "/"
 	for hops := 0; len(parts) > 0; {
 		part := parts[0]

@@ -1,0 +1,112 @@
+package nicinfo
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestParseNetSpeed(t *testing.T) {
+	for in, want := range map[string]int{
+		"1000\n": 1000, "25000": 25000, "-1": SpeedUnknown, "4294967295": SpeedUnknown,
+		"65535": SpeedUnknown, "0": SpeedUnknown,
+	} {
+		if got, err := ParseNetSpeed(in); err != nil || got != want {
+			t.Errorf("ParseNetSpeed(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "fast", "-2", "1e3", "99999999999", "0x10", "+100"} {
+		if got, err := ParseNetSpeed(in); !errors.Is(err, ErrMalformed) || got != SpeedUnknown {
+			t.Errorf("ParseNetSpeed(%q) = %d, %v; want ErrMalformed", in, got, err)
+		}
+	}
+}
+
+func TestParseBDF(t *testing.T) {
+	good := map[string]string{"0000:01:00.0": "0000:01:00.0", "0000:A2:1F.7": "0000:a2:1f.7", "10000:e1:00.0": "10000:e1:00.0"}
+	for in, want := range good {
+		if got, err := ParseBDF(in); err != nil || got != want {
+			t.Errorf("ParseBDF(%q) = %q, %v", in, got, err)
+		}
+	}
+	for _, in := range []string{"", "virtio2", "0000:01:00", "0000:01:20.0", "0000:01:00.8", "000:01:00.0", "0000:01:00.0x", "pci0000:00", "0000:00:03:0"} {
+		if _, err := ParseBDF(in); !errors.Is(err, ErrMalformed) {
+			t.Errorf("ParseBDF(%q) accepted", in)
+		}
+	}
+}
+
+func TestParseQueuesIRQsMasks(t *testing.T) {
+	rx, tx := ParseQueueDirs([]string{"rx-0", "rx-1", "tx-0", "rx-x", "tx-", "foo"})
+	if rx != 2 || tx != 1 {
+		t.Errorf("queues %d/%d; want 2/1", rx, tx)
+	}
+	irqs, err := ParseIRQDir([]string{"40", "38", "bad", "39"})
+	if !errors.Is(err, ErrMalformed) || len(irqs) != 3 || irqs[0] != 38 || irqs[2] != 40 {
+		t.Errorf("irqs %v, %v", irqs, err)
+	}
+	for in, want := range map[string]bool{"0": false, "00000000,00000000": false, "00000000,00000010": true, "f": true} {
+		if got, err := ParseCPUMask(in); err != nil || got != want {
+			t.Errorf("ParseCPUMask(%q) = %v, %v", in, got, err)
+		}
+	}
+	if _, err := ParseCPUMask("0-3"); !errors.Is(err, ErrMalformed) {
+		t.Error("ParseCPUMask accepted a list")
+	}
+	if v, err := ParseHexID("0x020000\n", 24); err != nil || v != 0x020000 {
+		t.Errorf("ParseHexID = %x, %v", v, err)
+	}
+	if _, err := ParseHexID("0x10000", 16); !errors.Is(err, ErrMalformed) {
+		t.Error("ParseHexID accepted 17 bits as 16")
+	}
+}
+
+// FuzzSysfsValues feeds one string to every sysfs value parser: none may
+// panic, and what they accept must read back.
+func FuzzSysfsValues(f *testing.F) {
+	for _, s := range []string{"1000", "-1", "4294967295", "0000:01:00.0", "0x8086", "00000000,0000000f", "rx-0", "", "\xff", "10000:e1:1f.7"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if v, err := ParseNetSpeed(s); err == nil && v != SpeedUnknown {
+			if strconv.Itoa(v) != strings.TrimSpace(s) || v <= 0 {
+				t.Fatalf("ParseNetSpeed(%q) = %d", s, v)
+			}
+		}
+		if a, err := ParseBDF(s); err == nil && a != strings.ToLower(s) {
+			t.Fatalf("ParseBDF(%q) = %q", s, a)
+		}
+		if v, err := ParseHexID(s, 16); err == nil && v > 0xffff {
+			t.Fatalf("ParseHexID(%q) = %x", s, v)
+		}
+		ParseDuplex(s)
+		ParseCPUMask(s)
+		parts := strings.Split(s, "/")
+		rx, tx := ParseQueueDirs(parts)
+		if rx+tx > len(parts) {
+			t.Fatalf("%d queues from %d names", rx+tx, len(parts))
+		}
+		irqs, _ := ParseIRQDir(parts)
+		for _, i := range irqs {
+			if i < 0 {
+				t.Fatalf("negative IRQ %d", i)
+			}
+		}
+	})
+}
+
+// FuzzEthtoolAnswers: hostile ethtool/IFACE.json never panics and never
+// yields a speed below SpeedUnknown.
+func FuzzEthtoolAnswers(f *testing.F) {
+	f.Add([]byte(`{"schema":1,"driver":"igb","link":{"speed_mbps":1000,"duplex":"full","supported":["1000baseT/Full"]}}`))
+	f.Add([]byte(`{"schema":1,"link":{"speed_mbps":0}}`))
+	f.Add([]byte(`{"schema":2}`))
+	f.Add([]byte(`{`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		a, err := ParseEthtoolAnswers(b)
+		if err == nil && a.Link != nil && (a.Link.SpeedMbps < SpeedUnknown || a.Link.SpeedMbps == 0) {
+			t.Fatalf("speed %d accepted", a.Link.SpeedMbps)
+		}
+	})
+}

@@ -1,0 +1,132 @@
+package snapshot
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+type entry struct {
+	name, link string
+	typ        byte
+	body       string
+}
+
+func archive(t testing.TB, ents ...entry) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	for _, e := range ents {
+		h := &tar.Header{Name: e.name, Linkname: e.link, Typeflag: e.typ, Mode: 0o644, Size: int64(len(e.body))}
+		if e.typ != tar.TypeReg {
+			h.Size = 0
+		}
+		if err := tw.WriteHeader(h); err != nil {
+			t.Fatal(err)
+		}
+		if e.typ == tar.TypeReg {
+			tw.Write([]byte(e.body))
+		}
+	}
+	tw.Close()
+	zw.Close()
+	return buf.Bytes()
+}
+
+func TestUnpackRefuses(t *testing.T) {
+	cases := map[string][]entry{
+		"absolute path":         {{name: "/etc/passwd", typ: tar.TypeReg, body: "x"}},
+		"dot-dot":               {{name: "sys/../../x", typ: tar.TypeReg, body: "x"}},
+		"absolute symlink":      {{name: "sys/class/net/eth0", link: "/sys/devices/x", typ: tar.TypeSymlink}},
+		"symlink above root":    {{name: "sys/l", link: "../../etc", typ: tar.TypeSymlink}},
+		"write through symlink": {{name: "sys/d", link: ".", typ: tar.TypeSymlink}, {name: "sys/d/x", typ: tar.TypeReg, body: "x"}},
+		"device node":           {{name: "dev/null", typ: tar.TypeChar}},
+		"hard link":             {{name: "x", link: "y", typ: tar.TypeLink}},
+	}
+	for name, ents := range cases {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			err := Unpack(context.Background(), bytes.NewReader(archive(t, ents...)), filepath.Join(dir, "root"))
+			if !errors.Is(err, ErrUnsafeArchive) {
+				t.Fatalf("Unpack = %v; want ErrUnsafeArchive", err)
+			}
+			if _, err := os.Lstat(filepath.Join(dir, "x")); err == nil {
+				t.Fatal("wrote outside the root")
+			}
+		})
+	}
+}
+
+// A link that stays inside lexically but climbs through another link:
+// sys/d -> "." is harmless alone, but sys/e -> "d/x/../.." resolved by the
+// kernel goes sys -> sys/x -> sys -> / (root) -> above it... The check must
+// hold after the kernel resolves the links, not only lexically.
+func TestUnpackChainedLinks(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "root")
+	err := Unpack(context.Background(), bytes.NewReader(archive(t,
+		entry{name: "a/x/", typ: tar.TypeDir},
+		entry{name: "a/d", link: ".", typ: tar.TypeSymlink},
+		entry{name: "a/e", link: "d/x/../../..", typ: tar.TypeSymlink},
+	)), root)
+	if err != nil {
+		return // refused: fine
+	}
+	got, err := filepath.EvalSymlinks(filepath.Join(root, "a/e"))
+	if err == nil {
+		if rel, _ := filepath.Rel(root, got); rel == ".." || filepath.IsAbs(rel) || len(rel) >= 2 && rel[:2] == ".." {
+			t.Errorf("a/e resolves to %s, outside the snapshot root %s", got, root)
+		}
+	}
+}
+
+func TestUnpackGood(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "root")
+	err := Unpack(context.Background(), bytes.NewReader(archive(t,
+		entry{name: "sys/devices/pci0000:00/0000:00:03.0/vendor", typ: tar.TypeReg, body: "0x1af4\n"},
+		entry{name: "sys/class/net/eth0", link: "../../devices/pci0000:00/0000:00:03.0", typ: tar.TypeSymlink},
+	)), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(root, "sys/class/net/eth0/vendor"))
+	if err != nil || string(b) != "0x1af4\n" {
+		t.Fatalf("read through link: %q, %v", b, err)
+	}
+}
+
+func TestUnpackGarbage(t *testing.T) {
+	good := archive(t, entry{name: "a", typ: tar.TypeReg, body: "hello"})
+	for name, b := range map[string][]byte{
+		"empty":     nil,
+		"not gzip":  []byte("plain text"),
+		"truncated": good[:len(good)/2],
+	} {
+		if err := Unpack(context.Background(), bytes.NewReader(b), t.TempDir()); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+// FuzzUnpack: no archive makes Unpack panic or leave anything outside dir.
+func FuzzUnpack(f *testing.F) {
+	f.Add(archive(f, entry{name: "sys/a", typ: tar.TypeReg, body: "1"}, entry{name: "sys/l", link: "a", typ: tar.TypeSymlink}))
+	f.Add(archive(f, entry{name: "../x", typ: tar.TypeReg, body: "1"}))
+	f.Add([]byte{0x1f, 0x8b})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		parent := t.TempDir()
+		root := filepath.Join(parent, "root")
+		os.Mkdir(root, 0o755)
+		Unpack(context.Background(), bytes.NewReader(b), root)
+		ents, _ := os.ReadDir(parent)
+		if len(ents) != 1 {
+			t.Fatalf("%d entries beside the root", len(ents))
+		}
+	})
+}
