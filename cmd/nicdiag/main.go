@@ -60,10 +60,10 @@ type env struct {
 	root           string // --root; "" is the live host
 	json           bool
 	tty            bool // stdout is a terminal
-	// dashdash is true when the flag parser consumed a "--" right before
-	// the command's arguments: everything after it is a command to run.
-	dashdash bool
-	snap     *snapshot.Snapshot
+	// command holds the arguments after "--" (monitor's command to run);
+	// nil when there was no "--".
+	command []string
+	snap    *snapshot.Snapshot
 }
 
 // openRoot returns the directory to read: "/" for the live host, or the
@@ -158,7 +158,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet(c, e, stderr)
 	printUsage := fs.Usage
 	fs.Usage = func() {}
-	if err := fs.Parse(rest[1:]); err != nil {
+	args, command, err := parseInterspersed(fs, rest[1:])
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(stdout)
 			printUsage()
@@ -168,9 +169,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	fs.Usage = printUsage
-	raw, left := rest[1:], fs.Args()
-	e.dashdash = len(raw) > len(left) && raw[len(raw)-len(left)-1] == "--"
-	return c.run(ctx, e, fs, left)
+	e.command = command
+	return c.run(ctx, e, fs, args)
+}
+
+// parseInterspersed parses flags wherever they stand among the arguments
+// ("show eth0 --json" as well as "show --json eth0") and returns the
+// positional arguments and those after a "--" terminator (nil without one).
+func parseInterspersed(fs *flag.FlagSet, args []string) (pos, command []string, err error) {
+	pos = []string{}
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, nil, err
+		}
+		rest := fs.Args()
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			return pos, rest, nil
+		}
+		if len(rest) == 0 {
+			return pos, nil, nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
 }
 
 // addGlobal registers the flags every command accepts, before or after the

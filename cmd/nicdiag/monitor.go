@@ -7,13 +7,14 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"slices"
+	"path/filepath"
 	"time"
 
 	"github.com/nicdiag/nicdiag"
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/irq"
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/report"
 )
 
 // monitorFlags are the monitor command's own flags.
@@ -21,6 +22,7 @@ type monitorFlags struct {
 	interval time.Duration
 	duration time.Duration
 	record   string
+	report   string
 }
 
 var monFlags monitorFlags
@@ -53,6 +55,7 @@ examples:
 		fs.DurationVar(&monFlags.interval, "interval", time.Second, "time between samples")
 		fs.DurationVar(&monFlags.duration, "duration", 0, "stop after this long (0: until Ctrl-C or the command ends)")
 		fs.StringVar(&monFlags.record, "record", "", "also write every sample as JSON lines to `FILE`")
+		fs.StringVar(&monFlags.report, "report", "", "at the end, write a report of the run to `FILE` (.html, or .svg for the charts alone)")
 	},
 	run: runMonitor,
 }
@@ -72,12 +75,17 @@ func runMonitor(ctx context.Context, e *env, fs *flag.FlagSet, args []string) in
 	if e.root != "" {
 		return e.fail(errors.New("monitor samples the live host; --root is for static commands"))
 	}
+	if f.report != "" {
+		if _, err := report.FormatFor(f.report); err != nil {
+			return e.fail(err) // before the run, not after it
+		}
+	}
 	all, err := nicinfo.List(ctx)
 	if err != nil {
 		return e.fail(err)
 	}
-	ifaces, argv := splitMonitorArgs(args, e.dashdash)
-	nics, err := nicdiag.SelectNICs(all, ifaces)
+	argv := e.command
+	nics, err := nicdiag.SelectNICs(all, args)
 	if err != nil {
 		return e.fail(fmt.Errorf("%w (to run a command, put it after --)", err))
 	}
@@ -111,11 +119,7 @@ func runMonitor(ctx context.Context, e *env, fs *flag.FlagSet, args []string) in
 			cmd.Stdout = e.stderr // keep nicdiag's JSON stream on stdout parseable
 		}
 		if err := cmd.Start(); err != nil {
-			hint := ""
-			if len(ifaces) == 0 && len(args) > 0 && args[0] == argv[0] {
-				hint = " (and there is no interface by that name)"
-			}
-			return e.fail(fmt.Errorf("monitor: cannot start %s%s: %w", argv[0], hint, err))
+			return e.fail(fmt.Errorf("monitor: cannot start %s: %w", argv[0], err))
 		}
 		cmdDone = make(chan commandResult, 1)
 		go func() {
@@ -156,20 +160,17 @@ func runMonitor(ctx context.Context, e *env, fs *flag.FlagSet, args []string) in
 		fmt.Fprintf(e.stderr, "nicdiag: monitor: writing %s: %v\n", f.record, err)
 	}
 	view.summary(line)
+	if f.report != "" {
+		r := &report.Record{Source: filepath.Base(f.record), Samples: samples, Summary: &sum,
+			Run: report.Run{Command: argv, Interrupted: line.Interrupted}}
+		if cr != nil {
+			r.Run.ExitCode, r.Run.CommandError = &cr.ExitCode, cr.Error
+		}
+		if err := report.WriteFile(f.report, r); err != nil {
+			fmt.Fprintf(e.stderr, "nicdiag: monitor: writing report %s: %v\n", f.report, err)
+		}
+	}
 	return exitFor(sum.Findings)
-}
-
-// splitMonitorArgs separates interface names from the command to run: the
-// command follows "--" (dashdash says the flag parser consumed one right
-// before args).
-func splitMonitorArgs(args []string, dashdash bool) (ifaces, argv []string) {
-	if dashdash {
-		return nil, args
-	}
-	if i := slices.Index(args, "--"); i >= 0 {
-		return args[:i], args[i+1:]
-	}
-	return args, nil
 }
 
 // waitCommand waits for the monitored command. On Ctrl-C the terminal sent

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,25 +13,6 @@ import (
 	"testing"
 	"time"
 )
-
-func TestSplitMonitorArgs(t *testing.T) {
-	for _, tc := range []struct {
-		args         []string
-		dashdash     bool
-		ifaces, argv []string
-	}{
-		{nil, false, nil, nil},
-		{[]string{"eth0", "eth1"}, false, []string{"eth0", "eth1"}, nil},
-		{[]string{"iperf3", "-c", "x"}, true, nil, []string{"iperf3", "-c", "x"}},
-		{[]string{"eth0", "--", "eth1"}, false, []string{"eth0"}, []string{"eth1"}},
-		{[]string{"eth0", "sleep", "1"}, false, []string{"eth0", "sleep", "1"}, nil},
-	} {
-		i, a := splitMonitorArgs(tc.args, tc.dashdash)
-		if !slices.Equal(i, tc.ifaces) || !slices.Equal(a, tc.argv) {
-			t.Errorf("split(%q, %v) = %q %q; want %q %q", tc.args, tc.dashdash, i, a, tc.ifaces, tc.argv)
-		}
-	}
-}
 
 // jsonLines parses every line of b as a JSON object.
 func jsonLines(t *testing.T, b []byte) []map[string]any {
@@ -172,5 +154,39 @@ func TestMonitorCommandCannotStart(t *testing.T) {
 	code := run(context.Background(), []string{"monitor", "--", "/nonexistent/nicdiag-test"}, &out, &errb)
 	if code != exitFail || !strings.Contains(errb.String(), "cannot start") {
 		t.Errorf("exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// monitor --report writes the picture of the run at its end.
+func TestMonitorReport(t *testing.T) {
+	out := t.TempDir() + "/run.html"
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"monitor", "--interval", "200ms", "--duration", "700ms", "--report", out}, &stdout, &stderr)
+	if code == exitFail {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte("<svg")) || bytes.Contains(b, []byte("<script")) {
+		t.Errorf("report is not a script-free page with charts (%d bytes)", len(b))
+	}
+	code = run(context.Background(), []string{"monitor", "--duration", "1s", "--report", t.TempDir() + "/run.png"}, &stdout, &stderr)
+	if code != exitFail {
+		t.Errorf("an unknown report format ran the monitor (exit %d)", code)
+	}
+}
+
+func TestInterspersedFlags(t *testing.T) {
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	j := fs.Bool("json", false, "")
+	pos, cmd, err := parseInterspersed(fs, []string{"eth0", "--json", "eth1", "--", "ping", "-c", "1"})
+	if err != nil || !*j || !slices.Equal(pos, []string{"eth0", "eth1"}) || !slices.Equal(cmd, []string{"ping", "-c", "1"}) {
+		t.Errorf("pos %q cmd %q json %v err %v", pos, cmd, *j, err)
+	}
+	pos, cmd, err = parseInterspersed(fs, []string{"eth0"})
+	if err != nil || len(pos) != 1 || cmd != nil {
+		t.Errorf("no terminator: pos %q cmd %q err %v", pos, cmd, err)
 	}
 }

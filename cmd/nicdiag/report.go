@@ -63,25 +63,7 @@ type reportJSON struct {
 	Findings []finding.Finding `json:"findings"`
 }
 
-func runReport(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
-	// Flags may follow the record's name: nicdiag report run.jsonl -o x.html
-	var pos []string
-	for len(args) > 0 {
-		a := args[0]
-		switch {
-		case a == "--":
-			pos = append(pos, args[1:]...)
-			args = nil
-		case !strings.HasPrefix(a, "-") || a == "-":
-			pos = append(pos, a)
-			args = args[1:]
-		default:
-			if err := fs.Parse(args); err != nil {
-				return exitFail // the flag package has said why
-			}
-			args = fs.Args()
-		}
-	}
+func runReport(ctx context.Context, e *env, fs *flag.FlagSet, pos []string) int {
 	if len(pos) != 1 {
 		fmt.Fprintln(e.stderr, "nicdiag report: need exactly one record (the FILE of monitor --record FILE)")
 		fs.Usage()
