@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 go vet ./...
-go test -count=1 -race ./...
+# The lab boots its guests below, once; here its tests skip.
+NICDIAG_LAB= go test -count=1 -race ./...
 
 fuzztime=${FUZZTIME:-4s}
 if [ "$fuzztime" != 0 ]; then

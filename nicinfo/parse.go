@@ -23,6 +23,9 @@ func ParseNetSpeed(s string) (int, error) {
 	if err != nil || v > 1<<31-1 {
 		return SpeedUnknown, fmt.Errorf("%w: speed %q", ErrMalformed, clip(s))
 	}
+	if v == 0 {
+		return SpeedUnknown, nil // "00"
+	}
 	return int(v), nil
 }
 

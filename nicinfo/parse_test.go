@@ -70,7 +70,7 @@ func FuzzSysfsValues(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		if v, err := ParseNetSpeed(s); err == nil && v != SpeedUnknown {
-			if strconv.Itoa(v) != strings.TrimSpace(s) || v <= 0 {
+			if u, err := strconv.ParseUint(strings.TrimSpace(s), 10, 32); err != nil || int(u) != v || v <= 0 {
 				t.Fatalf("ParseNetSpeed(%q) = %d", s, v)
 			}
 		}

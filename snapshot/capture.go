@@ -41,10 +41,14 @@ func WithEthtool(src nicinfo.EthtoolSource) CaptureOption {
 
 // Manifest is written to nicdiag-snapshot.json at the snapshot root.
 type Manifest struct {
-	Schema     int       `json:"schema"`
-	Created    time.Time `json:"created"`
-	Root       bool      `json:"captured_as_root"`
-	Interfaces []string  `json:"interfaces"`
+	// Schema is ManifestSchema.
+	Schema int `json:"schema"`
+	// Created is when the capture ran (UTC).
+	Created time.Time `json:"created"`
+	// Root is true when it ran as root: full config space was readable.
+	Root bool `json:"captured_as_root"`
+	// Interfaces are the netdevs captured, in /sys/class/net order.
+	Interfaces []string `json:"interfaces"`
 	// Skipped names files that could not be read, with the reason.
 	Skipped []string `json:"skipped,omitempty"`
 }

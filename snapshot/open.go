@@ -157,22 +157,28 @@ func cleanName(n string) (string, error) {
 	return c, nil
 }
 
-// checkLink refuses absolute symlinks and relative ones that climb above the
-// snapshot root from where they sit.
+// checkLink refuses absolute symlinks, relative ones that climb above the
+// snapshot root from where they sit, and ones with a ".." after a name: only
+// the kernel's own form ("../../devices/...") is accepted, since "d/../.."
+// through another link could resolve elsewhere than it reads.
 func checkLink(name, target string) error {
 	if target == "" || path.IsAbs(target) || strings.ContainsRune(target, 0) {
 		return fmt.Errorf("%w: symlink %q -> %q", ErrUnsafeArchive, name, target)
 	}
 	depth := strings.Count(name, "/") // directories above the link
+	named := false
 	for _, e := range strings.Split(target, "/") {
 		switch e {
 		case "", ".":
 		case "..":
+			if named {
+				return fmt.Errorf("%w: symlink %q -> %q climbs after descending", ErrUnsafeArchive, name, target)
+			}
 			if depth--; depth < 0 {
 				return fmt.Errorf("%w: symlink %q -> %q leaves the snapshot", ErrUnsafeArchive, name, target)
 			}
 		default:
-			depth++
+			named = true
 		}
 	}
 	return nil
