@@ -103,6 +103,22 @@ func (p PortType) String() string {
 // MarshalText encodes the port type as its name.
 func (p PortType) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
 
+// UnmarshalText decodes a name written by MarshalText.
+func (p *PortType) UnmarshalText(b []byte) error {
+	for t, n := range portNames {
+		if n == string(b) {
+			*p = t
+			return nil
+		}
+	}
+	var v int
+	if _, err := fmt.Sscanf(string(b), "port_type_%d", &v); err != nil {
+		return fmt.Errorf("pcie: unknown port type %q", b)
+	}
+	*p = PortType(v)
+	return nil
+}
+
 // downFacing reports whether a port of this type is the upstream end of a
 // link (it faces away from the root).
 func (p PortType) downFacing() bool {
@@ -135,6 +151,24 @@ func (a ASPM) String() string {
 
 // MarshalText encodes the set as its String.
 func (a ASPM) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
+
+// UnmarshalText decodes a set written by MarshalText.
+func (a *ASPM) UnmarshalText(b []byte) error {
+	var v ASPM
+	for _, f := range strings.Fields(string(b)) {
+		switch f {
+		case "none":
+		case "L0s":
+			v |= ASPML0s
+		case "L1":
+			v |= ASPML1
+		default:
+			return fmt.Errorf("pcie: unknown ASPM state %q", f)
+		}
+	}
+	*a = v
+	return nil
+}
 
 // speedOf maps a 4-bit link speed code (LnkCap, LnkSta, LnkCtl2) to GT/s;
 // 0 for codes no generation uses.

@@ -188,3 +188,24 @@ func TestPortTypeAndASPMText(t *testing.T) {
 		t.Error("downFacing")
 	}
 }
+
+func TestPortTypeAndASPMTextRoundTrip(t *testing.T) {
+	for p := PortType(0); p < 12; p++ {
+		b, _ := p.MarshalText()
+		var back PortType
+		if err := back.UnmarshalText(b); err != nil || back != p {
+			t.Errorf("%v: round trip gave %v, %v", p, back, err)
+		}
+	}
+	for a := ASPM(0); a < 4; a++ {
+		b, _ := a.MarshalText()
+		var back ASPM
+		if err := back.UnmarshalText(b); err != nil || back != a {
+			t.Errorf("%v: round trip gave %v, %v", a, back, err)
+		}
+	}
+	var p PortType
+	if p.UnmarshalText([]byte("bogus")) == nil {
+		t.Error("bogus port type accepted")
+	}
+}

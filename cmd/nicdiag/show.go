@@ -11,7 +11,11 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/nicdiag/nicdiag"
+	"github.com/nicdiag/nicdiag/finding"
+	"github.com/nicdiag/nicdiag/irq"
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/pcie"
 )
 
 var showCmd = &command{
@@ -20,8 +24,10 @@ var showCmd = &command{
 	summary: "everything known about one NIC",
 	help: `Show everything nicdiag knows about one interface, grouped like ethtool
 output: identity (PCI IDs and names), driver and firmware, Ethernet link and
-modes, queues, IRQs, NUMA placement, PCIe link, SR-IOV, and what could not be
-read (and why).
+modes, queues, IRQs, NUMA placement, PCIe link, SR-IOV, what could not be
+read (and why); then the PCIe path hop by hop to the root port, the
+throughput budget of the default workload, where each queue's IRQ lands, and
+the findings about this NIC. Exit code as for check.
 
 Examples:
   nicdiag show eth0
@@ -46,19 +52,46 @@ func runShow(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	if e.json {
-		if err := e.writeJSON(struct {
-			Schema string       `json:"schema"`
-			NIC    *nicinfo.NIC `json:"nic"`
-		}{jsonSchema, n}); err != nil {
-			return e.fail(err)
-		}
-		return exitOK
-	}
-	if err := renderShow(e.stdout, n); err != nil {
+	r, err := nicdiag.Check(ctx, nicdiag.WithRoot(root), nicdiag.WithInterfaces(n.Name))
+	if err != nil {
 		return e.fail(err)
 	}
-	return exitOK
+	var path *pcie.Path
+	if n.PCI != nil {
+		path = r.Paths[n.PCI.Address]
+		if path == nil { // not judged (a virtual NIC), but shown
+			path, _ = pcie.PathTo(ctx, n.PCI.Address, pcie.WithRoot(root))
+		}
+	}
+	var queues *irq.NICQueues
+	if x, err := irq.ReadInterrupts(ctx, irq.WithRoot(root)); err == nil {
+		q := irq.MapQueues(*n, x, irq.WithRoot(root))
+		queues = &q
+	}
+	if e.json {
+		if err := e.writeJSON(showJSON{Schema: jsonSchema, NIC: n, Path: path, Budget: r.Budgets[n.Name], Queues: queues, Findings: r.Findings}); err != nil {
+			return e.fail(err)
+		}
+		return exitFor(r.Findings)
+	}
+	ps := pathSection(path)
+	if l := nicinfo.Label(*n); l == "virtual" || l == "emulated" {
+		ps.add("Judged", "no: a "+l+" NIC's PCIe link is emulated and its speed nominal")
+	}
+	if err := renderShow(e.stdout, n, ps, budgetSection(r.Budgets[n.Name]), queueSection(queues), findingSection(r.Findings)); err != nil {
+		return e.fail(err)
+	}
+	return exitFor(r.Findings)
+}
+
+// showJSON is the JSON document of `show --json`.
+type showJSON struct {
+	Schema   string            `json:"schema"`
+	NIC      *nicinfo.NIC      `json:"nic"`
+	Path     *pcie.Path        `json:"pcie_path,omitempty"`
+	Budget   *nicdiag.Budget   `json:"budget,omitempty"`
+	Queues   *irq.NICQueues    `json:"queues,omitempty"`
+	Findings []finding.Finding `json:"findings"`
 }
 
 // showSection is one titled block of `show` text. Rows are key/value

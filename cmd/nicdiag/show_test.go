@@ -18,18 +18,21 @@ func TestShowGolden(t *testing.T) {
 		t.Run(c.snap+"/"+c.iface, func(t *testing.T) {
 			root := snapWithIDs(t, c.snap)
 			out, stderr, code := runCLI(t, "--root", root, "show", c.iface)
-			if code != exitOK {
+			if code == exitFail {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
 			golden(t, "show-"+c.snap+"-"+c.iface+".txt", out)
 			out, _, _ = runCLI(t, "--root", root, "show", "--json", c.iface)
 			golden(t, "show-"+c.snap+"-"+c.iface+".json", out)
-			var doc struct {
-				Schema string      `json:"schema"`
-				NIC    nicinfo.NIC `json:"nic"`
-			}
+			var doc showJSON
 			if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Schema != jsonSchema || doc.NIC.Name != c.iface {
 				t.Errorf("JSON %v: %+v", err, doc)
+			}
+			if code != exitFor(doc.Findings) {
+				t.Errorf("exit %d does not follow the findings %v", code, doc.Findings)
+			}
+			if doc.NIC.PCI != nil && doc.Path == nil {
+				t.Error("a PCI NIC's show has no PCIe path")
 			}
 		})
 	}
