@@ -164,3 +164,21 @@ func TestCheckMasqueradingCard(t *testing.T) {
 		t.Errorf("pcie.bottleneck on a nominal speed = %v, want info", s)
 	}
 }
+
+// The snapshot of the development VM (nicdiag snapshot): virtio on
+// conventional PCI, joined through virtio2, nothing to judge on PCIe.
+func TestCheckFirecrackerSnapshot(t *testing.T) {
+	r, err := Check(context.Background(), WithRoot(snaps+"firecracker-virtio-vm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.NICs) != 1 || r.NICs[0].Name != "eth0" || r.NICs[0].PCI == nil ||
+		r.NICs[0].PCI.Address != "0000:00:03.0" || r.NICs[0].Driver != "virtio_net" || r.NICs[0].PCI.Driver != "virtio-pci" {
+		t.Fatalf("NICs = %+v, want eth0 = virtio_net on 0000:00:03.0", r.NICs)
+	}
+	for _, f := range r.Findings {
+		if f.Code == finding.PCIeBottleneck || f.Code == finding.PCIeLinkDowngraded || f.Code == finding.NICMisidentified {
+			t.Errorf("virtual NIC judged: %s", f)
+		}
+	}
+}
