@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nicdiag/nicdiag/internal/fsroot"
 	"github.com/nicdiag/nicdiag/nicinfo"
 )
 
@@ -233,41 +234,13 @@ func (c *copier) isDir(p string) bool {
 // resolve returns the kernel path p leads to, copying each symlink on the
 // way. Absolute links and links above the source root are refused.
 func (c *copier) resolve(p string) (string, error) {
-	parts := strings.Split(strings.Trim(path.Clean("/"+p), "/"), "/")
-	cur := "/"
-	for hops := 0; len(parts) > 0; {
-		e := parts[0]
-		parts = parts[1:]
-		if e == "" || e == "." {
-			continue
+	return fsroot.New(c.src).Resolve(p, func(link, t string) error {
+		if path.IsAbs(t) {
+			return fmt.Errorf("%s: absolute symlink to %q not kept", link, t)
 		}
-		if e == ".." {
-			cur = path.Dir(cur)
-			continue
-		}
-		next := path.Join(cur, e)
-		fi, err := os.Lstat(c.host(next))
-		if err != nil {
-			return "", err
-		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			cur = next
-			continue
-		}
-		if hops++; hops > 40 {
-			return "", fmt.Errorf("%s: too many symlinks", p)
-		}
-		t, err := os.Readlink(c.host(next))
-		if err != nil {
-			return "", err
-		}
-		if path.IsAbs(t) || climbs(cur, t) {
-			return "", fmt.Errorf("%s: symlink to %q not kept", next, t)
-		}
-		c.link(next, t)
-		parts = append(strings.Split(t, "/"), parts...)
-	}
-	return cur, nil
+		c.link(link, t)
+		return nil
+	})
 }
 
 // link recreates the symlink p -> t in dst.
@@ -400,25 +373,4 @@ func (c *copier) writeEthtool(ctx context.Context, src nicinfo.EthtoolSource, na
 	if err := os.WriteFile(dst, append(b, '\n'), 0o644); err != nil {
 		c.fatal = err
 	}
-}
-
-// climbs reports whether the relative link target t, read in directory dir,
-// goes above "/".
-func climbs(dir, t string) bool {
-	depth := 0
-	if dir != "/" {
-		depth = strings.Count(strings.Trim(dir, "/"), "/") + 1
-	}
-	for _, e := range strings.Split(t, "/") {
-		switch e {
-		case "", ".":
-		case "..":
-			if depth--; depth < 0 {
-				return true
-			}
-		default:
-			depth++
-		}
-	}
-	return false
 }

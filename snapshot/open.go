@@ -16,6 +16,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/nicdiag/nicdiag/internal/fsroot"
 )
 
 // ErrUnsafeArchive is returned for an archive entry with an absolute path,
@@ -165,7 +167,6 @@ func checkLink(name, target string) error {
 	if target == "" || path.IsAbs(target) || strings.ContainsRune(target, 0) {
 		return fmt.Errorf("%w: symlink %q -> %q", ErrUnsafeArchive, name, target)
 	}
-	depth := strings.Count(name, "/") // directories above the link
 	named := false
 	for _, e := range strings.Split(target, "/") {
 		switch e {
@@ -174,12 +175,12 @@ func checkLink(name, target string) error {
 			if named {
 				return fmt.Errorf("%w: symlink %q -> %q climbs after descending", ErrUnsafeArchive, name, target)
 			}
-			if depth--; depth < 0 {
-				return fmt.Errorf("%w: symlink %q -> %q leaves the snapshot", ErrUnsafeArchive, name, target)
-			}
 		default:
 			named = true
 		}
+	}
+	if fsroot.Escapes(path.Dir("/"+name), target) {
+		return fmt.Errorf("%w: symlink %q -> %q leaves the snapshot", ErrUnsafeArchive, name, target)
 	}
 	return nil
 }

@@ -2,12 +2,13 @@ package main
 
 import (
 	"flag"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/nicdiag/nicdiag/internal/snaptest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -39,32 +40,7 @@ func snapWithIDs(t *testing.T, name string) string {
 	if _, err := os.Stat(src); err != nil {
 		t.Skipf("snapshot %s not generated yet", name)
 	}
-	dst := t.TempDir()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		out := filepath.Join(dst, rel)
-		switch {
-		case d.Type()&fs.ModeSymlink != 0:
-			l, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(l, out)
-		case d.IsDir():
-			return os.MkdirAll(out, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(out, b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dst := snaptest.Copy(t, src)
 	ids, err := os.ReadFile("../../nicinfo/testdata/pci.ids")
 	if err != nil {
 		t.Fatal(err)

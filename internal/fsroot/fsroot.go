@@ -147,7 +147,12 @@ func (r Root) LinkBase(p string) (string, error) {
 // Realpath resolves every symlink in p inside the root and returns the kernel
 // path ("/sys/devices/pci0000:00/..."). A link that climbs above the root, or
 // an absolute link in a snapshot, is ErrEscape.
-func (r Root) Realpath(p string) (string, error) {
+func (r Root) Realpath(p string) (string, error) { return r.Resolve(p, nil) }
+
+// Resolve is Realpath that calls visit, when not nil, with the kernel path and
+// the stored target of every symlink it is about to follow; an error from
+// visit stops it.
+func (r Root) Resolve(p string, visit func(link, target string) error) (string, error) {
 	// Not path.Clean: ".." after a symlink applies to the link's target.
 	parts := strings.Split(strings.Trim(p, "/"), "/")
 	cur := "/"
@@ -177,22 +182,25 @@ func (r Root) Realpath(p string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if path.IsAbs(t) {
-			if r.dir != "" {
-				return "", &fs.PathError{Op: "realpath", Path: p, Err: ErrEscape}
-			}
-			cur = "/"
-		} else if escapes(cur, t) {
+		if path.IsAbs(t) && r.dir != "" || !path.IsAbs(t) && Escapes(cur, t) {
 			return "", &fs.PathError{Op: "realpath", Path: p, Err: ErrEscape}
+		}
+		if visit != nil {
+			if err := visit(next, t); err != nil {
+				return "", err
+			}
+		}
+		if path.IsAbs(t) {
+			cur = "/"
 		}
 		parts = append(strings.Split(strings.Trim(t, "/"), "/"), parts...)
 	}
 	return cur, nil
 }
 
-// escapes reports whether the relative target t, taken from directory dir,
-// climbs above "/".
-func escapes(dir, t string) bool {
+// Escapes reports whether the relative symlink target t, read in directory
+// dir (a kernel path), climbs above "/".
+func Escapes(dir, t string) bool {
 	depth := strings.Count(strings.Trim(dir, "/"), "/") + 1
 	if dir == "/" {
 		depth = 0
