@@ -114,3 +114,17 @@ func TestExplainBadInput(t *testing.T) {
 		}
 	}
 }
+
+// list carries the identity verdicts (issue: show, list and check).
+func TestListNotes(t *testing.T) {
+	for snap, want := range map[string]string{"ccr2004-host": "misidentified", "virtio-kvm": "virtual", "xeon-i350-sriov-bcm5709": "vf"} {
+		out, _, code := runCLI(t, "--root", snaps+snap, "list")
+		if code != exitOK || !strings.Contains(out, "  "+want+"  ") {
+			t.Errorf("%s: exit %d, no %q note:\n%s", snap, code, want, out)
+		}
+	}
+	out, _, _ := runCLI(t, "--root", snaps+"ar8151-desktop", "list")
+	if strings.Contains(out, "misidentified") {
+		t.Errorf("a genuine AR8151 is noted as misidentified:\n%s", out)
+	}
+}

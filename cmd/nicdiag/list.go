@@ -5,10 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/nicinfo"
 )
 
@@ -21,7 +23,9 @@ var listCmd = &command{
 	help: `List the network interfaces: physical ones (PCI, USB, other buses) by
 default, virtual ones (veth, bridge, lo, ...) too with --all. Columns: interface,
 PCI function, netdev driver, Ethernet speed, PCIe link now/max, NUMA node,
-rx/tx queues, and the device's pci.ids name.
+rx/tx queues, a note (virtual, emulated, usb, vf, or misidentified: a device
+whose identity, speed and PCIe link contradict each other; 'nicdiag check'
+says why), and the device's pci.ids name.
 
 Examples:
   nicdiag list
@@ -53,30 +57,58 @@ func runList(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
 			shown = append(shown, n)
 		}
 	}
+	ident := nicinfo.CheckIdentity(nics)
+	notes := listNotes(shown, ident)
 	if e.json {
 		if err := e.writeJSON(struct {
-			Schema string        `json:"schema"`
-			NICs   []nicinfo.NIC `json:"nics"`
-		}{jsonSchema, shown}); err != nil {
+			Schema string            `json:"schema"`
+			NICs   []nicinfo.NIC     `json:"nics"`
+			Notes  map[string]string `json:"notes,omitempty"`
+			// Identity holds nic.misidentified and nic.usb_bus findings.
+			Identity []finding.Finding `json:"identity,omitempty"`
+		}{jsonSchema, shown, notes, ident}); err != nil {
 			return e.fail(err)
 		}
 		return exitOK
 	}
-	if err := renderList(e.stdout, shown); err != nil {
+	if err := renderList(e.stdout, shown, notes); err != nil {
 		return e.fail(err)
 	}
 	return exitOK
 }
 
+// listNotes labels each interface that is not a plain physical port:
+// "virtual", "emulated", "usb", "vf", or "misidentified" when the identity
+// check flags it (details in check and show).
+func listNotes(nics []nicinfo.NIC, ident []finding.Finding) map[string]string {
+	notes := map[string]string{}
+	for _, n := range nics {
+		if l := nicinfo.Label(n); l != "" {
+			notes[n.Name] = l
+		}
+	}
+	for _, f := range ident {
+		if f.Code != finding.NICMisidentified {
+			continue
+		}
+		for _, name := range strings.Fields(f.Evidence["interfaces"]) {
+			if slices.ContainsFunc(nics, func(n nicinfo.NIC) bool { return n.Name == name }) {
+				notes[name] = "misidentified"
+			}
+		}
+	}
+	return notes
+}
+
 // renderList writes the list table.
-func renderList(w io.Writer, nics []nicinfo.NIC) error {
+func renderList(w io.Writer, nics []nicinfo.NIC, notes map[string]string) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "IFACE\tPCI\tDRIVER\tSPEED\tPCIe NOW/MAX\tNUMA\tQUEUES\tNAME")
+	fmt.Fprintln(tw, "IFACE\tPCI\tDRIVER\tSPEED\tPCIe NOW/MAX\tNUMA\tQUEUES\tNOTE\tNAME")
 	for i := range nics {
 		n := &nics[i]
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t%s\n",
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t%s\t%s\n",
 			n.Name, busAddr(n), dash(n.Driver), speedText(n.Link.SpeedMbps), pcieText(n),
-			numaText(n.NUMANode), n.Queues.RX, n.Queues.TX, deviceName(n))
+			numaText(n.NUMANode), n.Queues.RX, n.Queues.TX, dash(notes[n.Name]), deviceName(n))
 	}
 	return tw.Flush()
 }
