@@ -337,6 +337,36 @@ func TestLinks(t *testing.T) {
 			nicdiagJSON(t, sec(t, secs, "show-"+f.Name), &v)
 		}
 	})
+
+	// The budget on a real driver: one e1000e gigabit port on a Gen1 x1
+	// link is Ethernet-bound (notes/pcie-model.md §4: 987 Mb/s both ways);
+	// the conventional-PCI e1000 and the paravirtual NICs have nothing to
+	// model and say so (exit 3 with a reason).
+	t.Run("explain", func(t *testing.T) {
+		e := sec(t, secs, "explain-"+byFn["0000:01:00.0"].Name)
+		var b struct {
+			Bound       string             `json:"bound"`
+			LimitingHop string             `json:"limiting_hop"`
+			Ceiling     map[string]float64 `json:"ceiling_mbps"`
+			Workload    struct {
+				Ports    int     `json:"ports"`
+				PortMbps float64 `json:"port_mbps"`
+			} `json:"workload"`
+		}
+		nicdiagJSON(t, e, &b)
+		if b.Bound != "ethernet" || b.LimitingHop != "0000:00:10.0" || b.Workload.Ports != 1 || b.Workload.PortMbps != 1000 {
+			t.Errorf("e1000e explain: %+v, want ethernet-bound, 1 port at 1000 Mb/s, limiting hop 0000:00:10.0", b)
+		}
+		if c := b.Ceiling["nominal"]; c < 980 || c > 990 {
+			t.Errorf("e1000e ceiling %.0f Mb/s, want 987", c)
+		}
+		for _, fn := range []string{"0000:00:13.0", "0000:02:00.0", "0000:03:00.0"} {
+			s := sec(t, secs, "explain-"+byFn[fn].Name)
+			if s.RC != 3 || !strings.Contains(s.Stderr, "no PCIe link to model") {
+				t.Errorf("explain %s (%s): exit %d, stderr %q; want 3 and the reason", byFn[fn].Name, fn, s.RC, s.Stderr)
+			}
+		}
+	})
 }
 
 // exitFor is DESIGN §3's exit code for a set of findings.

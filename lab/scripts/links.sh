@@ -8,5 +8,6 @@ sec list-text nicdiag list --all
 sec check nicdiag check --json
 for p in /sys/class/net/*; do
   n=${p##*/}; [ "$n" = lo ] || sec "show-$n" nicdiag show --json "$n"
+  [ "$n" = lo ] || sec "explain-$n" nicdiag explain --json "$n"
 done
 exit 0
