@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/nicdiag/nicdiag/finding"
+	"github.com/nicdiag/nicdiag/nicinfo"
 	"github.com/nicdiag/nicdiag/pcie"
 )
 
@@ -179,6 +180,28 @@ func TestCheckFirecrackerSnapshot(t *testing.T) {
 	for _, f := range r.Findings {
 		if f.Code == finding.PCIeBottleneck || f.Code == finding.PCIeLinkDowngraded || f.Code == finding.NICMisidentified {
 			t.Errorf("virtual NIC judged: %s", f)
+		}
+	}
+}
+
+// BenchmarkBudget is explain's arithmetic for one NIC, its inventory and
+// path already read: the model solved now and at capability.
+func BenchmarkBudget(b *testing.B) {
+	ctx := context.Background()
+	root := snaps + "82576-minipcie-x1"
+	nics, err := nicinfo.List(ctx, nicinfo.WithRoot(root))
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := &nics[0]
+	path, err := pcie.PathTo(ctx, n.PCI.Address, pcie.WithRoot(root))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := budget(n, nics, path, pcie.Workload{}); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
