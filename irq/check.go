@@ -40,14 +40,16 @@ func Check(ctx context.Context, nics []nicinfo.NIC, opts ...Option) ([]finding.F
 			continue
 		}
 		var nq NICQueues
+		ncpu := 0 // unknown without /proc/interrupts
 		if x != nil {
+			ncpu = len(x.CPUs)
 			nq = mapQueues(o.root, n, x)
 			if f, ok := concentrated(nq, len(x.CPUs)); ok {
 				out = append(out, f)
 			}
 		}
 		st, _ := readSteering(o.root, n.Name)
-		if f, ok := singleQueue(n, nq, st); ok {
+		if f, ok := singleQueue(n, nq, st); ok && ncpu != 1 {
 			out = append(out, f)
 		}
 	}

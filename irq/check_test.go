@@ -55,3 +55,19 @@ func TestCheck(t *testing.T) {
 		t.Errorf("100M: %s", codes(fs))
 	}
 }
+
+// On a one-CPU host there is no other core to spread receive work to.
+func TestCheckSingleCPUHasNoSingleQueueVerdict(t *testing.T) {
+	root := writeTree(t, map[string]string{
+		"proc/interrupts": `           CPU0
+ 50:        123  IR-PCI-MSI-0000:03:00.0  0-edge  r8169-0000:03:00.0-300
+`,
+		"proc/irq/50/effective_affinity_list": "0\n",
+	})
+	nic := nicinfo.NIC{Name: "eth1", Bus: nicinfo.BusPCI, PCI: &nicinfo.PCIFunction{Address: "0000:03:00.0", IRQs: []int{50}},
+		Queues: nicinfo.Queues{RX: 1, TX: 1}, Link: nicinfo.Link{SpeedMbps: 1000}}
+	fs, err := Check(context.Background(), []nicinfo.NIC{nic}, WithRoot(root))
+	if err != nil || len(fs) != 0 {
+		t.Errorf("one CPU: %s, %v; want no finding", codes(fs), err)
+	}
+}

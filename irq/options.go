@@ -13,7 +13,11 @@ type options struct {
 	root     fsroot.Root
 	interval time.Duration
 	stats    LinkStatser
-	now      func() time.Time
+	// queueStats is nil when per-queue counters are off; queueStatsSet
+	// tells an explicit WithQueueStats(nil) from the default.
+	queueStats    QueueStatser
+	queueStatsSet bool
+	now           func() time.Time
 }
 
 func newOptions(opts []Option) options {
@@ -28,6 +32,9 @@ func newOptions(opts []Option) options {
 	}
 	if o.stats == nil {
 		o.stats = SysfsStats(o.root.Dir())
+	}
+	if !o.queueStatsSet && o.root.Live() {
+		o.queueStats = EthtoolQueueStats(nil)
 	}
 	return o
 }
@@ -47,6 +54,16 @@ func WithInterval(d time.Duration) Option {
 // NetlinkStats reads them from another network namespace.
 func WithLinkStats(s LinkStatser) Option {
 	return func(o *options) { o.stats = s }
+}
+
+// WithQueueStats sets where per-queue packet and byte counters come from.
+// The default on the live host reads the drivers' ethtool statistics in the
+// caller's network namespace (EthtoolQueueStats(nil)); under another root
+// (a snapshot) there is none. nil turns per-queue counters off. A NIC in
+// another network namespace needs EthtoolQueueStats with a handle made in
+// that namespace; otherwise its QueueStatsError reads "no such device".
+func WithQueueStats(s QueueStatser) Option {
+	return func(o *options) { o.queueStats, o.queueStatsSet = s, true }
 }
 
 // withClock replaces time.Now (tests).

@@ -26,7 +26,11 @@ func (s *Sampler) rates(a, b *reading) Sample {
 				}
 			}
 			nr.IRQsPerS += qr.IRQsPerS
+			queueTraffic(&qr, a.queues[nq.NIC], b.queues[nq.NIC], dt)
 			nr.Queues = append(nr.Queues, qr)
+		}
+		if err := b.queueErr[nq.NIC]; err != nil {
+			nr.QueueStatsError = err.Error()
 		}
 		if err := b.linkErr[nq.NIC]; err != nil {
 			nr.StatsError = err.Error()
@@ -82,6 +86,41 @@ func (s *Sampler) rates(a, b *reading) Sample {
 		out.CPUs = append(out.CPUs, r)
 	}
 	return out
+}
+
+// queueTraffic fills q's per-queue packet and byte rates from the NIC's
+// per-queue counters at readings a and b. A counter must be in both; one
+// that went down was reset (driver reloaded, channels changed) and counts
+// from 0.
+func queueTraffic(q *QueueRate, a, b QueueCounters, dt float64) {
+	if q.Index < 0 {
+		return
+	}
+	rate := func(am, bm map[int]QueueCounter) (pkts, bytes *float64) {
+		pc, ok := am[q.Index]
+		if !ok {
+			return nil, nil
+		}
+		cc, ok := bm[q.Index]
+		if !ok {
+			return nil, nil
+		}
+		if pc.HasPackets && cc.HasPackets {
+			v := float64(delta64(pc.Packets, cc.Packets)) / dt
+			pkts = &v
+		}
+		if pc.HasBytes && cc.HasBytes {
+			v := float64(delta64(pc.Bytes, cc.Bytes)) / dt
+			bytes = &v
+		}
+		return pkts, bytes
+	}
+	if q.Kind == KindRX || q.Kind == KindTxRx {
+		q.RXPacketsPerS, q.RXBytesPerS = rate(a.RX, b.RX)
+	}
+	if q.Kind == KindTX || q.Kind == KindTxRx {
+		q.TXPacketsPerS, q.TXBytesPerS = rate(a.TX, b.TX)
+	}
 }
 
 func clampPct(v float64) float64 {

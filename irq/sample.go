@@ -54,9 +54,12 @@ type NICRate struct {
 	TXBytesPerS   float64 `json:"tx_bytes_per_s"`
 	RXDroppedPerS float64 `json:"rx_dropped_per_s"`
 	// StatsError says why the packet counters could not be read.
-	StatsError string      `json:"stats_error,omitempty"`
-	IRQsPerS   float64     `json:"irqs_per_s"`
-	Queues     []QueueRate `json:"queues,omitempty"`
+	StatsError string `json:"stats_error,omitempty"`
+	// QueueStatsError says why the per-queue counters could not be read
+	// (see QueueRate.RXPacketsPerS).
+	QueueStatsError string      `json:"queue_stats_error,omitempty"`
+	IRQsPerS        float64     `json:"irqs_per_s"`
+	Queues          []QueueRate `json:"queues,omitempty"`
 }
 
 // QueueRate is one IRQ vector of a NIC over the interval.
@@ -71,4 +74,20 @@ type QueueRate struct {
 	CPU int `json:"cpu"`
 	// EffectiveCPUs is where the kernel routes it (see MapQueues).
 	EffectiveCPUs []int `json:"effective_cpus,omitempty"`
+	// RXPacketsPerS, RXBytesPerS, TXPacketsPerS and TXBytesPerS are the
+	// traffic of the queue numbered Index, from the driver's per-queue
+	// counters (see ParseQueueStats for the drivers that have them): rx for
+	// rx and txrx vectors, tx for tx and txrx vectors. Each is nil (omitted
+	// in JSON) when the driver has no such counter for the queue, when the
+	// vector has no queue number, and in the first interval a counter is
+	// seen.
+	RXPacketsPerS *float64 `json:"rx_packets_per_s,omitempty"`
+	RXBytesPerS   *float64 `json:"rx_bytes_per_s,omitempty"`
+	TXPacketsPerS *float64 `json:"tx_packets_per_s,omitempty"`
+	TXBytesPerS   *float64 `json:"tx_bytes_per_s,omitempty"`
+}
+
+// HasTraffic reports whether any per-queue packet or byte rate is known.
+func (q QueueRate) HasTraffic() bool {
+	return q.RXPacketsPerS != nil || q.RXBytesPerS != nil || q.TXPacketsPerS != nil || q.TXBytesPerS != nil
 }

@@ -36,6 +36,8 @@ type reading struct {
 	softnet   map[int]softnet
 	links     map[string]LinkCounters
 	linkErr   map[string]error
+	queues    map[string]QueueCounters
+	queueErr  map[string]error
 	missing   []string
 }
 
@@ -141,6 +143,18 @@ func (s *Sampler) read(r *reading) error {
 			continue
 		}
 		r.links[n.Name] = c
+	}
+	r.queues = make(map[string]QueueCounters, len(s.nics))
+	r.queueErr = make(map[string]error)
+	if s.o.queueStats != nil {
+		for _, n := range s.nics {
+			c, err := s.o.queueStats.QueueCounters(n.Name)
+			if err != nil {
+				r.queueErr[n.Name] = err
+				continue
+			}
+			r.queues[n.Name] = c
+		}
 	}
 	return nil
 }

@@ -146,6 +146,9 @@ func meanNICs(samples []Sample) []NICRate {
 			if n.StatsError != "" {
 				a.StatsError = n.StatsError
 			}
+			if n.QueueStatsError != "" {
+				a.QueueStatsError = n.QueueStatsError
+			}
 		}
 	}
 	out := make([]NICRate, 0, len(names))

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nicdiag/nicdiag/irq"
 )
 
 // jsonLines parses every line of b as a JSON object.
@@ -188,5 +190,35 @@ func TestInterspersedFlags(t *testing.T) {
 	pos, cmd, err = parseInterspersed(fs, []string{"eth0"})
 	if err != nil || len(pos) != 1 || cmd != nil {
 		t.Errorf("no terminator: pos %q cmd %q err %v", pos, cmd, err)
+	}
+}
+
+func TestRenderSampleQueueTraffic(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	x := irq.Sample{IntervalS: 1, IRQTimeAccounted: true, NICs: []irq.NICRate{
+		{Name: "eth0", RXPacketsPerS: 3000, IRQsPerS: 300, Queues: []irq.QueueRate{
+			{IRQ: 40, Kind: irq.KindTxRx, Index: 0, CPU: 1, IRQsPerS: 200,
+				RXPacketsPerS: f(2000), RXBytesPerS: f(3e6), TXPacketsPerS: f(10)},
+			{IRQ: 41, Kind: irq.KindTxRx, Index: 1, CPU: 2, IRQsPerS: 100},
+		}},
+		{Name: "eth1", QueueStatsError: "no such device", Queues: []irq.QueueRate{
+			{IRQ: 50, Kind: irq.KindRX, Index: 0, CPU: -1},
+		}},
+	}}
+	var b strings.Builder
+	renderSample(&b, x)
+	out := b.String()
+	want := "  txrx-0@1         2000         10      24.0         -       200\n"
+	if !strings.Contains(out, want) {
+		t.Errorf("no per-queue line %q in\n%s", want, out)
+	}
+	if strings.Contains(out, "\n  txrx-1@2 ") || strings.Contains(out, "\n  rx-0@- ") {
+		t.Errorf("a queue without counters got a traffic line:\n%s", out)
+	}
+	if !strings.Contains(out, "(per-queue counters: no such device)") {
+		t.Errorf("queue stats error not shown:\n%s", out)
+	}
+	if !strings.Contains(out, "txrx-0@1 200 txrx-1@2 100") {
+		t.Errorf("queue summary on the NIC line changed:\n%s", out)
 	}
 }

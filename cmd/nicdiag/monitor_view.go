@@ -65,28 +65,60 @@ func renderSample(w io.Writer, x irq.Sample) {
 	fmt.Fprintf(w, "\n%-12s %10s %10s %9s %9s %9s  %s\n", "NIC", "rx pkt/s", "tx pkt/s", "rx Mb/s", "tx Mb/s", "irq/s", "queues (kind-n@cpu irq/s)")
 	for _, n := range x.NICs {
 		var qs []string
+		traffic := false
 		for _, q := range n.Queues {
+			traffic = traffic || q.HasTraffic()
 			if q.Kind == irq.KindOther && q.IRQsPerS == 0 {
 				continue
 			}
-			cpu := "-"
-			if q.CPU >= 0 {
-				cpu = fmt.Sprint(q.CPU)
-			} else if len(q.EffectiveCPUs) > 0 {
-				cpu = irq.FormatCPUList(q.EffectiveCPUs)
-			}
-			name := q.Kind
-			if q.Index >= 0 {
-				name = fmt.Sprintf("%s-%d", q.Kind, q.Index)
-			}
-			qs = append(qs, fmt.Sprintf("%s@%s %.0f", name, cpu, q.IRQsPerS))
+			qs = append(qs, fmt.Sprintf("%s %.0f", queueLabel(q), q.IRQsPerS))
 		}
 		fmt.Fprintf(w, "%-12s %10.0f %10.0f %9.1f %9.1f %9.0f  %s\n", n.Name, n.RXPacketsPerS, n.TXPacketsPerS,
 			n.RXBytesPerS*8/1e6, n.TXBytesPerS*8/1e6, n.IRQsPerS, strings.Join(qs, " "))
 		if n.StatsError != "" {
 			fmt.Fprintf(w, "%-12s (packet counters: %s)\n", "", n.StatsError)
 		}
+		if n.QueueStatsError != "" {
+			fmt.Fprintf(w, "%-12s (per-queue counters: %s)\n", "", n.QueueStatsError)
+		}
+		if !traffic {
+			continue
+		}
+		// The queues whose driver counts their traffic, under the NIC's
+		// columns; "-" where the driver has no such counter.
+		for _, q := range n.Queues {
+			if !q.HasTraffic() {
+				continue
+			}
+			fmt.Fprintf(w, "  %-10s %10s %10s %9s %9s %9.0f\n", queueLabel(q),
+				optRate(q.RXPacketsPerS, 1, "%.0f"), optRate(q.TXPacketsPerS, 1, "%.0f"),
+				optRate(q.RXBytesPerS, 8/1e6, "%.1f"), optRate(q.TXBytesPerS, 8/1e6, "%.1f"), q.IRQsPerS)
+		}
 	}
+}
+
+// queueLabel names a vector as kind-n@cpu: the CPU that took most of its
+// interrupts, else where it is routed.
+func queueLabel(q irq.QueueRate) string {
+	cpu := "-"
+	if q.CPU >= 0 {
+		cpu = fmt.Sprint(q.CPU)
+	} else if len(q.EffectiveCPUs) > 0 {
+		cpu = irq.FormatCPUList(q.EffectiveCPUs)
+	}
+	name := q.Kind
+	if q.Index >= 0 {
+		name = fmt.Sprintf("%s-%d", q.Kind, q.Index)
+	}
+	return name + "@" + cpu
+}
+
+// optRate formats *p×scale, or "-" when p is nil.
+func optRate(p *float64, scale float64, format string) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprintf(format, *p*scale)
 }
 
 // summary prints the verdict.

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -45,17 +44,14 @@ func runShow(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	n, err := nicinfo.Get(ctx, args[0], nicinfo.WithRoot(root))
-	if errors.Is(err, os.ErrNotExist) {
+	r, err := nicdiag.Check(ctx, nicdiag.WithRoot(root), nicdiag.WithInterfaces(args[0]))
+	if errors.Is(err, nicinfo.ErrNoInterface) {
 		return e.fail(fmt.Errorf("no interface %q (see 'nicdiag list --all')", args[0]))
 	}
 	if err != nil {
 		return e.fail(err)
 	}
-	r, err := nicdiag.Check(ctx, nicdiag.WithRoot(root), nicdiag.WithInterfaces(n.Name))
-	if err != nil {
-		return e.fail(err)
-	}
+	n := &r.NICs[0]
 	var path *pcie.Path
 	if n.PCI != nil {
 		path = r.Paths[n.PCI.Address]

@@ -1,0 +1,226 @@
+package irq
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/safchain/ethtool"
+	"golang.org/x/sys/unix"
+)
+
+// QueueCounter is one direction of one queue: packets and bytes since the
+// driver started counting. HasPackets and HasBytes say which of the two the
+// driver exposes (sfc, for one, counts packets only).
+type QueueCounter struct {
+	Packets, Bytes       uint64
+	HasPackets, HasBytes bool
+}
+
+// QueueCounters are a NIC's per-queue counters, by queue number. Both maps
+// are empty when the driver exposes no per-queue counters.
+type QueueCounters struct {
+	RX map[int]QueueCounter
+	TX map[int]QueueCounter
+}
+
+// QueueStatser reads a NIC's per-queue counters by interface name.
+type QueueStatser interface {
+	QueueCounters(iface string) (QueueCounters, error)
+}
+
+// QueueStatsFunc adapts a function to QueueStatser.
+type QueueStatsFunc func(iface string) (QueueCounters, error)
+
+// QueueCounters calls f(iface).
+func (f QueueStatsFunc) QueueCounters(iface string) (QueueCounters, error) { return f(iface) }
+
+// EthtoolQueueStats reads per-queue counters from the driver's ethtool
+// statistics (ETHTOOL_GSTATS, what `ethtool -S` prints) and keeps those
+// ParseQueueStats understands. e may be bound to another network namespace
+// (made by ethtool.NewEthtool while the thread was in it); a nil e opens a
+// socket per call in the caller's namespace. A driver without ethtool
+// statistics (EOPNOTSUPP) yields empty counters, not an error.
+func EthtoolQueueStats(e *ethtool.Ethtool) QueueStatser { return ethtoolQueueStats{e} }
+
+type ethtoolQueueStats struct{ e *ethtool.Ethtool }
+
+func (s ethtoolQueueStats) QueueCounters(iface string) (QueueCounters, error) {
+	e := s.e
+	if e == nil {
+		var err error
+		if e, err = ethtool.NewEthtool(); err != nil {
+			return QueueCounters{}, err
+		}
+		defer e.Close()
+	}
+	m, err := e.Stats(iface)
+	if errors.Is(err, unix.EOPNOTSUPP) {
+		return ParseQueueStats(nil), nil
+	}
+	if err != nil {
+		return QueueCounters{}, err
+	}
+	return ParseQueueStats(m), nil
+}
+
+// ParseQueueStats picks the per-queue packet and byte counters out of a
+// driver's ethtool statistics. It understands these names (N is the queue
+// number, DIR rx or tx):
+//
+//	DIR_queue_N_packets, DIR_queue_N_bytes   igb, igc, ixgbe, ixgbevf, ice, hv_netvsc, virtio_net before 6.10
+//	DIR-N.packets, DIR-N.bytes               i40e, iavf
+//	DIR-N.DIR_packets, DIR-N.DIR_bytes       older i40e, sfc (packets only)
+//	DIRN_packets, DIRN_bytes                 mlx4, mlx5
+//	queue_N_DIR_cnt, queue_N_DIR_bytes       ena
+//	[N]: DIR_{ucast,mcast,bcast}_packets|bytes  bnxt_en (summed)
+//
+// Other statistics (drops, XDP counters such as veth's
+// rx_queue_N_xdp_packets, totals without a queue number) are ignored.
+// virtio_net since 6.10 and vmxnet3 expose no per-queue packet counters
+// this way (virtio_net reports them over netdev netlink qstats instead).
+func ParseQueueStats(stats map[string]uint64) QueueCounters {
+	out := QueueCounters{RX: map[int]QueueCounter{}, TX: map[int]QueueCounter{}}
+	for name, v := range stats {
+		q, ok := parseQueueStatName(name)
+		if !ok {
+			continue
+		}
+		m := out.RX
+		if q.dir == KindTX {
+			m = out.TX
+		}
+		c := m[q.index]
+		if q.bytes {
+			c.Bytes += v
+			c.HasBytes = true
+		} else {
+			c.Packets += v
+			c.HasPackets = true
+		}
+		m[q.index] = c
+	}
+	return out
+}
+
+// queueStat is what a per-queue statistic name says.
+type queueStat struct {
+	dir   string // KindRX or KindTX
+	index int
+	bytes bool // else packets
+}
+
+// maxQueueDigits bounds a queue number (no NIC has 100000 queues).
+const maxQueueDigits = 5
+
+// parseQueueStatName recognises the per-queue packet and byte counter names
+// listed at ParseQueueStats.
+func parseQueueStatName(s string) (queueStat, bool) {
+	var q queueStat
+	var ok bool
+	switch {
+	case strings.HasPrefix(s, "["): // bnxt_en: "[N]: rx_ucast_packets"
+		if q.index, s, ok = cutIndex(s[1:]); !ok {
+			return q, false
+		}
+		if s, ok = strings.CutPrefix(s, "]: "); !ok {
+			return q, false
+		}
+		if q.dir, s, ok = cutDir(s); !ok {
+			return q, false
+		}
+		if s, ok = strings.CutPrefix(s, "_"); !ok || len(s) < 6 {
+			return q, false
+		}
+		if c := s[:6]; c != "ucast_" && c != "mcast_" && c != "bcast_" {
+			return q, false
+		}
+		q.bytes, ok = packetsOrBytes(s[6:])
+		return q, ok
+	case strings.HasPrefix(s, "queue_"): // ena: "queue_N_rx_cnt"
+		if q.index, s, ok = cutIndex(s[6:]); !ok {
+			return q, false
+		}
+		if s, ok = strings.CutPrefix(s, "_"); !ok {
+			return q, false
+		}
+		if q.dir, s, ok = cutDir(s); !ok {
+			return q, false
+		}
+		switch s {
+		case "_cnt":
+			return q, true
+		case "_bytes":
+			q.bytes = true
+			return q, true
+		}
+		return q, false
+	}
+	if q.dir, s, ok = cutDir(s); !ok {
+		return q, false
+	}
+	switch {
+	case strings.HasPrefix(s, "_queue_"): // igb & co: "rx_queue_N_packets"
+		if q.index, s, ok = cutIndex(s[7:]); !ok {
+			return q, false
+		}
+		if s, ok = strings.CutPrefix(s, "_"); !ok {
+			return q, false
+		}
+	case strings.HasPrefix(s, "-"): // i40e, sfc: "rx-N.packets", "rx-N.rx_packets"
+		if q.index, s, ok = cutIndex(s[1:]); !ok {
+			return q, false
+		}
+		if s, ok = strings.CutPrefix(s, "."); !ok {
+			return q, false
+		}
+		s = strings.TrimPrefix(s, q.dir+"_")
+	default: // mlx4, mlx5: "rxN_packets"
+		if q.index, s, ok = cutIndex(s); !ok {
+			return q, false
+		}
+		if s, ok = strings.CutPrefix(s, "_"); !ok {
+			return q, false
+		}
+	}
+	q.bytes, ok = packetsOrBytes(s)
+	return q, ok
+}
+
+// cutDir cuts "rx" or "tx" off the front of s.
+func cutDir(s string) (dir, rest string, ok bool) {
+	if len(s) < 2 {
+		return "", s, false
+	}
+	switch s[:2] {
+	case "rx":
+		return KindRX, s[2:], true
+	case "tx":
+		return KindTX, s[2:], true
+	}
+	return "", s, false
+}
+
+// cutIndex cuts a queue number off the front of s: decimal, no sign, no
+// leading zero, at most maxQueueDigits digits.
+func cutIndex(s string) (int, string, bool) {
+	n := leadingDigits(s)
+	if n == 0 || n > maxQueueDigits || (n > 1 && s[0] == '0') {
+		return 0, s, false
+	}
+	v := 0
+	for _, c := range s[:n] {
+		v = v*10 + int(c-'0')
+	}
+	return v, s[n:], true
+}
+
+// packetsOrBytes reads the last word of a counter name.
+func packetsOrBytes(s string) (bytes, ok bool) {
+	switch s {
+	case "packets":
+		return false, true
+	case "bytes":
+		return true, true
+	}
+	return false, false
+}
