@@ -57,7 +57,6 @@ const (
 	NICLinkBelowCapability = "nic.link_below_capability"
 	NICSingleQueue         = "nic.single_queue"
 	NICUSBBus              = "nic.usb_bus"
-	NICNoNames             = "nic.no_pci_names"
 	IRQAffinityConcentrate = "irq.affinity_concentrated"
 	IRQHotCore             = "irq.hot_core"
 	SoftnetDrops           = "softnet.drops"
