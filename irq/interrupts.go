@@ -294,15 +294,24 @@ func leadingDigits(s string) int {
 func parseCounts(rest []byte, counts []uint64) (int, int) {
 	i, col := 0, 0
 	for col < len(counts) {
-		// Fast path: the kernel writes each count as " %10u", and on a big
-		// host most are a single digit (a vector counts on its own CPU only).
-		if i+11 <= len(rest) && binary.LittleEndian.Uint64(rest[i:]) == spaces8 &&
-			rest[i+8] == ' ' && rest[i+9] == ' ' && rest[i+10]-'0' <= 9 &&
-			(i+11 == len(rest) || rest[i+11] == ' ') {
-			counts[col] = uint64(rest[i+10] - '0')
-			col++
-			i += 11
-			continue
+		// Fast paths: the kernel writes each count as " %10u", and on a big
+		// host most are 0 or a single digit (a vector counts on its own CPU
+		// only). One window, two overlapping 8-byte loads per column.
+		if len(rest)-i >= 12 {
+			w := rest[i : i+12 : i+12]
+			if binary.LittleEndian.Uint64(w[0:8]) == spaces8 && w[11] == ' ' {
+				if binary.LittleEndian.Uint64(w[3:11]) == spaces7zero {
+					col++ // counts are zeroed already
+					i += 11
+					continue
+				}
+				if d := w[10] - '0'; w[8] == ' ' && w[9] == ' ' && d <= 9 {
+					counts[col] = uint64(d)
+					col++
+					i += 11
+					continue
+				}
+			}
 		}
 		for i+8 <= len(rest) && binary.LittleEndian.Uint64(rest[i:]) == spaces8 {
 			i += 8
@@ -343,6 +352,9 @@ func parseCounts(rest []byte, counts []uint64) (int, int) {
 }
 
 const spaces8 = 0x2020202020202020
+
+// spaces7zero is "       0" read as a little-endian uint64.
+const spaces7zero = 0x3020202020202020
 
 // skipSpaces returns the index of the first non-space byte at or after i.
 // Rows are mostly padding, so it steps eight bytes at a time.

@@ -2,7 +2,10 @@ package irq
 
 import (
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -199,5 +202,43 @@ func TestParseInterruptsReuseAllocatesNothing(t *testing.T) {
 	}
 	if l, _ := row(t, x, "24"); l.Actions != "eth9-TxRx-0" {
 		t.Errorf("after layout change row 24 = %q", l.Actions)
+	}
+}
+
+// Counts written as the kernel writes them (" %10u", wider when they need
+// it) come back exactly, whichever path of parseCounts reads them.
+func TestParseCountsKernelFormat(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	values := []uint64{0, 0, 0, 7, 9, 10, 12345, 9999999999, 10000000000, 18446744073709551615}
+	for trial := 0; trial < 200; trial++ {
+		ncpu := 1 + rng.IntN(40)
+		var b strings.Builder
+		b.WriteString("    ")
+		for c := 0; c < ncpu; c++ {
+			fmt.Fprintf(&b, "CPU%-8d", c)
+		}
+		b.WriteString("\n")
+		want := make([][]uint64, 5)
+		for r := range want {
+			fmt.Fprintf(&b, "%3d:", 30+r)
+			for c := 0; c < ncpu; c++ {
+				v := values[rng.IntN(len(values))]
+				want[r] = append(want[r], v)
+				fmt.Fprintf(&b, " %10d", v)
+			}
+			if r%2 == 0 {
+				b.WriteString("  PCI-MSIX-0000:00:03.0   1-edge      virtio2-input.0")
+			}
+			b.WriteString("\n")
+		}
+		var x Interrupts
+		if err := ParseInterrupts([]byte(b.String()), &x); err != nil {
+			t.Fatalf("trial %d: %v\n%s", trial, err, b.String())
+		}
+		for r := range want {
+			if got := x.Counts(r); !slices.Equal(got, want[r]) {
+				t.Fatalf("trial %d row %d: got %v, want %v\n%s", trial, r, got, want[r], b.String())
+			}
+		}
 	}
 }
