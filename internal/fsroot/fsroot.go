@@ -58,9 +58,27 @@ func (r Root) Path(p string) string {
 	return filepath.Join(r.dir, path.Clean("/"+p))
 }
 
+// confined maps a kernel path to a host path whose symlinks all resolve
+// inside the root. The live host needs no check; in a snapshot a link that
+// leaves it (a hand-made directory can hold one) is ErrEscape.
+func (r Root) confined(p string) (string, error) {
+	if r.dir == "" {
+		return r.Path(p), nil
+	}
+	real, err := r.Realpath(p)
+	if err != nil {
+		return "", err
+	}
+	return r.Path(real), nil
+}
+
 // ReadFile reads a whole file (up to 64 MiB).
 func (r Root) ReadFile(p string) ([]byte, error) {
-	f, err := os.Open(r.Path(p))
+	hp, err := r.confined(p)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(hp)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +130,11 @@ func (r Root) ReadHex(p string) (uint32, error) {
 
 // ReadDir lists the names in a directory, sorted.
 func (r Root) ReadDir(p string) ([]string, error) {
-	ents, err := os.ReadDir(r.Path(p))
+	hp, err := r.confined(p)
+	if err != nil {
+		return nil, err
+	}
+	ents, err := os.ReadDir(hp)
 	if err != nil {
 		return nil, err
 	}
@@ -125,13 +147,21 @@ func (r Root) ReadDir(p string) ([]string, error) {
 
 // Exists reports whether p exists (following symlinks).
 func (r Root) Exists(p string) bool {
-	_, err := os.Stat(r.Path(p))
+	hp, err := r.confined(p)
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(hp)
 	return err == nil
 }
 
 // Readlink returns the target of a symlink as stored.
 func (r Root) Readlink(p string) (string, error) {
-	return os.Readlink(r.Path(p))
+	dir, err := r.confined(path.Dir(path.Clean("/" + p)))
+	if err != nil {
+		return "", err
+	}
+	return os.Readlink(filepath.Join(dir, path.Base(p)))
 }
 
 // LinkBase returns the last element of a symlink's target, e.g. the driver

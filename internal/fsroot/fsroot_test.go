@@ -111,3 +111,32 @@ func FuzzRealpath(f *testing.F) {
 		}
 	})
 }
+
+// In a snapshot every reader stays inside the root, not only Realpath.
+func TestReadersConfinedToSnapshot(t *testing.T) {
+	d := tree(t)
+	outside := filepath.Join(filepath.Dir(d), "outside-"+filepath.Base(d))
+	must(t, os.MkdirAll(outside, 0o755))
+	t.Cleanup(func() { os.RemoveAll(outside) })
+	must(t, os.WriteFile(filepath.Join(outside, "secret"), []byte("x\n"), 0o644))
+	must(t, os.Symlink("../../../../outside-"+filepath.Base(d), filepath.Join(d, "sys/class/net/out")))
+	r := New(d)
+	if _, err := os.ReadFile(filepath.Join(d, "sys/class/net/out/secret")); err != nil {
+		t.Fatalf("test setup: the escaping link does not reach the file: %v", err)
+	}
+	if _, err := r.ReadFile("/sys/class/net/out/secret"); !errors.Is(err, ErrEscape) {
+		t.Errorf("ReadFile through an escaping link: %v, want ErrEscape", err)
+	}
+	if _, err := r.ReadDir("/sys/class/net/out"); !errors.Is(err, ErrEscape) {
+		t.Errorf("ReadDir through an escaping link: %v, want ErrEscape", err)
+	}
+	if r.Exists("/sys/class/net/out/secret") {
+		t.Error("Exists sees a file outside the snapshot")
+	}
+	if _, err := r.Readlink("/sys/class/net/out/x"); !errors.Is(err, ErrEscape) {
+		t.Errorf("Readlink under an escaping link: %v, want ErrEscape", err)
+	}
+	if v, err := r.ReadInt("/sys/class/net/eth0/mtu"); err != nil || v != 1500 {
+		t.Errorf("ReadInt through the in-root link = %d, %v", v, err)
+	}
+}
