@@ -263,7 +263,7 @@ type Result struct {
 	MPS  int `json:"mps"`
 	MRRS int `json:"mrrs"`
 	RCB  int `json:"rcb"`
-	// Assumptions lists defaults the modelSolver had to take for this input.
+	// Assumptions lists the defaults the model had to take for this input.
 	Assumptions []string `json:"assumptions,omitempty"`
 	// EthernetMbps is the line-rate demand: Ethernet frame bits per second
 	// (header and FCS, no preamble or gap) in each direction the workload
@@ -464,7 +464,7 @@ func checkSpeedWidth(gts float64, width int) (Gen, error) {
 	return g, nil
 }
 
-// hop is a validated link.
+// modelHop is a validated link.
 type modelHop struct {
 	gen    Gen
 	width  int

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"sort"
 	"strings"
@@ -111,6 +112,14 @@ func IsAddress(s string) bool {
 		return false
 	}
 	return t[4] <= '1' && t[7] >= '0' && t[7] <= '7'
+}
+
+// isHostBridge reports whether s names a host bridge directory as the kernel
+// does ("pci%04x:%02x": "pci0000:00", VMD's "pci10000:e0").
+func isHostBridge(s string) bool {
+	t, ok := strings.CutPrefix(s, "pci")
+	i := strings.IndexByte(t, ':')
+	return ok && i >= 4 && i <= 8 && len(t) == i+3 && isHex(t[:i]) && isHex(t[i+1:])
 }
 
 func isHex(s string) bool {
@@ -258,8 +267,12 @@ func splitChain(real string) (string, []string, error) {
 				return "", nil, fmt.Errorf("pcie: %s has a function outside any host bridge", real)
 			}
 			chain = append(chain, e)
-		case strings.HasPrefix(e, "pci") && strings.Contains(e, ":"):
+		case isHostBridge(e):
 			rootBus, chain = dir, nil
+		case rootBus == "" && e != "":
+			// The host bridge's own parents: platform devices on Arm and
+			// other device-tree SoCs (platform/axi/1000120000.pcie), ACPI
+			// and VMBus nodes on Hyper-V guests.
 		default:
 			return "", nil, fmt.Errorf("pcie: unexpected element %q in %s", clip(e), real)
 		}
@@ -343,7 +356,7 @@ func (w *walker) end(addr, dir string) *End {
 		e.Class = v
 	}
 	e.Link = readLinkAttrs(r, dir)
-	if t, err := r.Readlink(dir + "/physfn"); err == nil {
+	if t, err := r.Readlink(dir + "/physfn"); err == nil && IsAddress(path.Base(t)) {
 		e.PhysFn = path.Base(t)
 	}
 	b, err := r.ReadFile(dir + "/config")
@@ -358,8 +371,15 @@ func (w *walker) end(addr, dir string) *End {
 		}
 		e.Config = c
 		e.ConfigNote = c.Note
+		// Fill each ID the sysfs files did not give from the config header.
 		if e.VendorID == 0 {
-			e.VendorID, e.DeviceID, e.Class = c.VendorID, c.DeviceID, c.Class
+			e.VendorID = c.VendorID
+		}
+		if e.DeviceID == 0 {
+			e.DeviceID = c.DeviceID
+		}
+		if e.Class == 0 {
+			e.Class = c.Class
 		}
 		if x := c.Express; x != nil {
 			e.PortType = x.PortType.String()
@@ -378,6 +398,9 @@ func (w *walker) functions(dir string) []Function {
 		return fns
 	}
 	fns := []Function{}
+	// A function appears once; a name seen again is a symlink loop or a
+	// copy in a hostile snapshot, and is not walked twice.
+	seen := map[string]bool{}
 	var walk func(d string, depth int)
 	walk = func(d string, depth int) {
 		if depth > maxDepth {
@@ -388,10 +411,14 @@ func (w *walker) functions(dir string) []Function {
 			return
 		}
 		for _, n := range names {
-			if !IsAddress(n) || len(fns) >= maxFunctions {
+			if !IsAddress(n) || seen[n] || len(fns) >= maxFunctions {
 				continue
 			}
+			seen[n] = true
 			sub := d + "/" + n
+			if fi, err := os.Lstat(w.o.root.Path(sub)); err != nil || fi.Mode()&fs.ModeSymlink != 0 {
+				continue // sysfs nests functions as directories, never links
+			}
 			cls, _ := w.o.root.ReadHex(sub + "/class")
 			fns = append(fns, Function{Address: n, Class: cls, Network: cls>>16 == 0x02, Bridge: cls>>8 == 0x0604})
 			walk(sub, depth+1)

@@ -191,15 +191,13 @@ func capableW(port, dev int) (int, string) {
 // target speed (LnkCtl2) still asks for the capable speed and ASPM L1 is
 // enabled on the link.
 func idle(h *Hop) bool {
-	var target float64
 	var l1 bool
 	for _, e := range []*End{&h.Upstream, &h.Downstream} {
 		if x := express(e); x != nil {
-			target = max(target, x.TargetSpeed)
 			l1 = l1 || x.ASPMEnabled&ASPML1 != 0
 		}
 	}
-	return l1 && target >= h.CapableSpeed
+	return l1 && targetOf(h) >= h.CapableSpeed
 }
 
 // Findings returns the verdicts on every hop of p, nearest the device first.
@@ -225,9 +223,9 @@ func (h *Hop) Findings() []finding.Finding {
 		f := h.newFinding(finding.PCIeLinkDowngraded, finding.Warn)
 		f.Summary = fmt.Sprintf("%s runs at %s though it and its port %s both support %s: the link trained down (bad seating, signal integrity or a BIOS cap)",
 			down.Address, speedWidth(h.Speed, h.Width), up.Address, speedWidth(h.CapableSpeed, h.CapableWidth))
-		if x := express(down); x != nil && x.TargetSpeed > 0 && x.TargetSpeed < h.CapableSpeed {
+		if t := targetOf(h); t > 0 && t < h.CapableSpeed {
 			f.Summary = fmt.Sprintf("%s runs at %s though it and its port %s both support %s: LnkCtl2 sets the target speed to %s GT/s (a BIOS or driver cap)",
-				down.Address, speedWidth(h.Speed, h.Width), up.Address, speedWidth(h.CapableSpeed, h.CapableWidth), num(x.TargetSpeed))
+				down.Address, speedWidth(h.Speed, h.Width), up.Address, speedWidth(h.CapableSpeed, h.CapableWidth), num(t))
 		} else if express(down) == nil && express(up) == nil && h.Speed < h.CapableSpeed {
 			f.Summary += "; whether it is only power saving could not be checked (LnkCtl2 and ASPM need root)"
 		}
@@ -290,14 +288,20 @@ func (h *Hop) newFinding(code string, sev finding.Severity) finding.Finding {
 	return finding.Finding{Code: code, Severity: sev, Subject: down.Address, Evidence: ev}
 }
 
+// targetOf returns the link's target speed (LnkCtl2), 0 if unknown. It is
+// the upstream end's: in a downstream port the field caps the speed the link
+// trains to, while in an upstream port or endpoint it only sets the
+// compliance speed. Without the port's config, function 0 of the device
+// stands in; other functions of a multi-function device leave the field
+// reserved (often 0, which decodes as 2.5 GT/s), so they are not used.
 func targetOf(h *Hop) float64 {
-	var t float64
-	for _, e := range []*End{&h.Upstream, &h.Downstream} {
-		if x := express(e); x != nil {
-			t = max(t, x.TargetSpeed)
-		}
+	if x := express(&h.Upstream); x != nil && x.TargetSpeed > 0 {
+		return x.TargetSpeed
 	}
-	return t
+	if x := express(&h.Downstream); x != nil && strings.HasSuffix(h.Downstream.Address, ":00.0") {
+		return x.TargetSpeed
+	}
+	return 0
 }
 
 func aspmOf(h *Hop) string {
