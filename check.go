@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -25,26 +26,44 @@ type Report struct {
 	Paths map[string]*pcie.Path `json:"paths"`
 	// Budgets hold the default workload's budget per PCI NIC, keyed by
 	// interface name.
-	Budgets  map[string]*Budget `json:"budgets"`
-	Findings []finding.Finding  `json:"findings"`
+	Budgets map[string]*Budget `json:"budgets"`
+	// NoNetdev are the network-class PCI functions without a network
+	// interface (bound to vfio-pci and the like, or to no driver) that
+	// were checked; their budgets are keyed by PCI address.
+	NoNetdev []nicinfo.NoNetdevFunction `json:"no_netdev,omitempty"`
+	Findings []finding.Finding          `json:"findings"`
 	// Skipped names what could not be checked and why.
 	Skipped []string `json:"skipped,omitempty"`
 }
 
 // Check inventories the host (or snapshot), walks every PCI NIC's path, solves
 // the default workload (DESIGN §3) for it and runs the identity and static
-// IRQ checks. With WithInterfaces it reports on those interfaces only.
+// IRQ checks. Network-class PCI functions without a netdev (vfio-pci, no
+// driver) get the PCIe checks too. With WithInterfaces it reports on those
+// interfaces (or PCI addresses of such functions) only.
 func Check(ctx context.Context, opts ...Option) (*Report, error) {
 	o := buildOptions(opts)
 	all, err := nicinfo.List(ctx, o.nicinfo()...)
 	if err != nil {
 		return nil, err
 	}
-	nics, err := SelectNICs(all, o.ifaces)
+	var skipped []string
+	bare, err := nicinfo.NoNetdev(ctx, o.nicinfo()...)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		skipped = append(skipped, fmt.Sprintf("PCI functions without a netdev: %v", err))
+	}
+	names, sel := selectNoNetdev(all, bare, o.ifaces)
+	nics, err := SelectNICs(all, names)
 	if err != nil {
 		return nil, err
 	}
-	r := &Report{NICs: nics, Paths: map[string]*pcie.Path{}, Budgets: map[string]*Budget{}, Findings: []finding.Finding{}}
+	if len(names) == 0 && len(o.ifaces) > 0 {
+		nics = nil // only PCI addresses were asked for
+	}
+	r := &Report{NICs: nics, NoNetdev: sel, Paths: map[string]*pcie.Path{}, Budgets: map[string]*Budget{}, Findings: []finding.Finding{}, Skipped: skipped}
 	ident := nicinfo.CheckIdentity(all)
 	nominal := map[string]bool{} // interfaces whose reported speed a misidentification makes nominal
 	for _, f := range ident {
@@ -59,8 +78,10 @@ func Check(ctx context.Context, opts ...Option) (*Report, error) {
 	subjects := map[string]bool{}
 	reported := map[string]bool{} // limiting hops with a pcie.bottleneck already
 	linkSeen := map[string]bool{} // link verdicts already reported, by code and port
-	for i := range nics {
-		n := &nics[i]
+	all = withNoNetdev(all, bare)
+	checked := withNoNetdev(nics, sel)
+	for i := range checked {
+		n := &checked[i]
 		subjects[n.Name] = true
 		if n.PCI == nil || !n.Physical() || virtualPCI(n) {
 			continue
@@ -104,6 +125,60 @@ func Check(ctx context.Context, opts ...Option) (*Report, error) {
 	r.Findings = dedupe(keep(r.Findings, subjects, len(o.ifaces) > 0))
 	finding.Sort(r.Findings)
 	return r, nil
+}
+
+// selectNoNetdev splits names into interface names and the PCI addresses
+// of functions without a netdev, returning the interface names and the
+// functions selected: all of them when names is empty. A name that is an
+// interface stays an interface.
+func selectNoNetdev(all []nicinfo.NIC, bare []nicinfo.NoNetdevFunction, names []string) ([]string, []nicinfo.NoNetdevFunction) {
+	if len(names) == 0 {
+		return nil, bare
+	}
+	var ifaces []string
+	var sel []nicinfo.NoNetdevFunction
+	for _, name := range names {
+		if i := findNoNetdev(bare, name); i >= 0 && !slices.ContainsFunc(all, func(n nicinfo.NIC) bool { return n.Name == name }) {
+			sel = append(sel, bare[i])
+			continue
+		}
+		ifaces = append(ifaces, name)
+	}
+	return ifaces, sel
+}
+
+// findNoNetdev returns the index of the function at PCI address addr
+// ("0000:01:00.1", or "01:00.1" in domain 0000), or -1.
+func findNoNetdev(bare []nicinfo.NoNetdevFunction, addr string) int {
+	a, err := nicinfo.ParseBDF(addr)
+	if err != nil {
+		if a, err = nicinfo.ParseBDF("0000:" + addr); err != nil {
+			return -1
+		}
+	}
+	for i := range bare {
+		if bare[i].Address == a {
+			return i
+		}
+	}
+	return -1
+}
+
+// withNoNetdev appends a stand-in NIC for each function without a netdev,
+// named by its PCI address, with no netdev driver and no link speed: the
+// budget then takes the PCI driver's DMA profile and the chip's top speed.
+func withNoNetdev(all []nicinfo.NIC, bare []nicinfo.NoNetdevFunction) []nicinfo.NIC {
+	if len(bare) == 0 {
+		return all
+	}
+	out := append([]nicinfo.NIC(nil), all...)
+	for i := range bare {
+		f := bare[i].PCIFunction
+		out = append(out, nicinfo.NIC{Name: f.Address, Bus: nicinfo.BusPCI, PCI: &f,
+			Link: nicinfo.Link{SpeedMbps: nicinfo.SpeedUnknown}, NUMANode: bare[i].NUMANode,
+			LocalCPUs: bare[i].LocalCPUs, Missing: bare[i].Missing})
+	}
+	return out
 }
 
 // SelectNICs returns the interfaces called names, in that order, or every

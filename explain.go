@@ -54,22 +54,41 @@ type Budget struct {
 // workload w. Zero fields of w take the defaults of DESIGN §3: 1518-byte
 // frames, both directions, every port sharing the narrowest link, each at the
 // interface's link speed.
+//
+// iface may also be the PCI address of a network-class function without a
+// netdev (see nicinfo.NoNetdev): its budget uses its PCI driver's DMA
+// profile (vfio-pci and the other DPDK drivers: the DPDK poll-mode profile)
+// and, unless w gives a port speed, the chip's top speed from the
+// known-device table; Budget.Interface is then the address.
 func Explain(ctx context.Context, iface string, w pcie.Workload, opts ...Option) (*Budget, error) {
 	o := buildOptions(opts)
 	nics, err := nicinfo.List(ctx, o.nicinfo()...)
 	if err != nil {
 		return nil, err
 	}
+	var n *nicinfo.NIC
 	for i := range nics {
 		if nics[i].Name == iface {
-			path, err := pathOf(ctx, &nics[i], o)
-			if err != nil {
-				return nil, err
-			}
-			return budget(&nics[i], nics, path, w)
+			n = &nics[i]
 		}
 	}
-	return nil, fmt.Errorf("nicdiag: %q: %w", iface, nicinfo.ErrNoInterface)
+	if n == nil {
+		bare, err := nicinfo.NoNetdev(ctx, o.nicinfo()...)
+		if err != nil {
+			return nil, err
+		}
+		i := findNoNetdev(bare, iface)
+		if i < 0 {
+			return nil, fmt.Errorf("nicdiag: %q: %w", iface, nicinfo.ErrNoInterface)
+		}
+		nics = withNoNetdev(nics, bare)
+		n = &nics[len(nics)-len(bare)+i]
+	}
+	path, err := pathOf(ctx, n, o)
+	if err != nil {
+		return nil, err
+	}
+	return budget(n, nics, path, w)
 }
 
 // pathOf walks the PCIe path of a PCI NIC; nil with ErrNoPCIePath for

@@ -33,8 +33,4 @@ func (e *ParseError) Unwrap() error { return e.Err }
 // Is makes errors.Is(err, ErrMalformed) true for every ParseError.
 func (e *ParseError) Is(target error) bool { return target == ErrMalformed }
 
-func parseErr(file string, line int, format string, args ...any) error {
-	return &ParseError{File: file, Line: line, Err: fmt.Errorf(format, args...)}
-}
-
 func errf(format string, args ...any) error { return fmt.Errorf(format, args...) }

@@ -214,11 +214,17 @@ func parseRow(line []byte, counts []uint64, prev *Line) (Line, error) {
 //	IR-PCI-MSI-edge      iwlwifi                           (x86, 3.x)
 //	GICv3  27 Level     arch_timer                         (arm64)
 //	GICv3  27 Level     -fasteoi  foo                      (GENERIC_IRQ_SHOW_LEVEL with a flow name)
+//	RISC-V INTC   5 Edge      riscv-timer                  (a chip name with a space)
 func splitTail(t string) (chip, hwirq, trigger, actions string) {
+	full := t
 	chip, t = cutField(t)
 	if before, after, ok := cutLast(chip, "-"); ok && isTrigger(after) {
 		chip, trigger = before, after // old "IR-PCI-MSI-edge"
 		return chip, "", trigger, t
+	}
+	if n := spacedChip(t); n > 0 {
+		t = t[n:]
+		chip = strings.TrimRight(full[:len(full)-len(t)], " \t")
 	}
 	f, r := cutField(t)
 	if d := leadingDigits(f); d > 0 {
@@ -238,6 +244,31 @@ func splitTail(t string) (chip, hwirq, trigger, actions string) {
 		trigger, t = f[1:], r
 	}
 	return chip, hwirq, trigger, t
+}
+
+// spacedChip returns how far into t (the text after a chip's first word)
+// the chip name runs when it holds spaces ("RISC-V INTC", "SiFive PLIC"):
+// up to a hwirq printed as "5 Edge", "5 Level" or "5-edge" within the next
+// two words. 0 when t starts with the hwirq or none is found.
+func spacedChip(t string) int {
+	if leadingDigits(t) > 0 {
+		return 0
+	}
+	rest := t
+	for range 2 {
+		_, rest = cutField(rest)
+		f, r := cutField(rest)
+		d := leadingDigits(f)
+		if d == 0 {
+			continue
+		}
+		g, _ := cutField(r)
+		if (d == len(f) && (g == "Edge" || g == "Level")) || (d < len(f) && f[d] == '-' && isTrigger(f[d+1:])) {
+			return len(t) - len(rest)
+		}
+		return 0
+	}
+	return 0
 }
 
 func isTrigger(s string) bool {

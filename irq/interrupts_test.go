@@ -242,3 +242,26 @@ func TestParseCountsKernelFormat(t *testing.T) {
 		}
 	}
 }
+
+// Chip names may hold a space (RISC-V "RISC-V INTC", "SiFive PLIC"); the
+// hwirq and trigger after them must not end up in the action names.
+func TestParseInterruptsChipWithSpace(t *testing.T) {
+	x := mustParse(t, `           CPU0       CPU1
+  5:       1234       5678  RISC-V INTC   5 Edge      riscv-timer
+ 33:          7          0  SiFive PLIC  33 Edge      virtio0-input.0, virtio0-output.0
+ 40:          1          2  PCI-MSIX-0000:00:03.0   1-edge      eth0 rx
+ 41:          1          2  XT-PIC  timer
+`)
+	for _, tc := range []struct{ name, chip, hwirq, trigger, actions string }{
+		{"5", "RISC-V INTC", "5", "Edge", "riscv-timer"},
+		{"33", "SiFive PLIC", "33", "Edge", "virtio0-input.0, virtio0-output.0"},
+		{"40", "PCI-MSIX-0000:00:03.0", "1", "edge", "eth0 rx"},
+		{"41", "XT-PIC", "", "", "timer"},
+	} {
+		l, _ := row(t, x, tc.name)
+		if l.Chip != tc.chip || l.HWIRQ != tc.hwirq || l.Trigger != tc.trigger || l.Actions != tc.actions {
+			t.Errorf("row %s = chip %q hwirq %q trigger %q actions %q; want %q %q %q %q", tc.name,
+				l.Chip, l.HWIRQ, l.Trigger, l.Actions, tc.chip, tc.hwirq, tc.trigger, tc.actions)
+		}
+	}
+}

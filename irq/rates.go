@@ -1,13 +1,21 @@
 package irq
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // rates computes the Sample between readings a (earlier) and b.
 func (s *Sampler) rates(a, b *reading) Sample {
 	dt := b.t.Sub(a.t).Seconds()
 	out := Sample{Time: b.t, IntervalS: dt, IRQTimeAccounted: b.accounted, Missing: slices.Clone(b.missing)}
 	if dt <= 0 {
-		dt = 1e-9
+		// No time passed (or the clock stepped back): there is no rate to
+		// report. Dividing by a tiny stand-in would turn a few counts into
+		// billions per second; dividing by +Inf makes every rate 0, and the
+		// sample weighs nothing in Summarize.
+		out.IntervalS = 0
+		dt = math.Inf(1)
 	}
 	acol, bcol := colIndex(a.ints.CPUs), colIndex(b.ints.CPUs)
 

@@ -2,6 +2,7 @@ package irq
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -175,6 +176,48 @@ func TestDelta32(t *testing.T) {
 	} {
 		if got := delta32(tc.prev, tc.cur); got != tc.want {
 			t.Errorf("delta32(%d, %d) = %d, want %d", tc.prev, tc.cur, got, tc.want)
+		}
+	}
+}
+
+// A reading taken at the same instant as the previous one (or with the
+// clock stepped back) has no rate: not counts × 10⁹.
+func TestSamplerZeroInterval(t *testing.T) {
+	root := t.TempDir()
+	a := hostState{cpus: []int{0, 1}, irq38: []uint64{0, 100}, stat: [][3]int{{0, 1000, 0}, {0, 1000, 0}},
+		netRX: []uint64{10, 20, 0}, softnet: [][3]uint32{{5, 0, 0}, {7, 0, 0}}, rxPkts: 1000}
+	a.write(t, root)
+	now := time.Unix(1000, 0)
+	nic := nicinfo.NIC{Name: "eth0", Bus: nicinfo.BusPCI, PCI: &nicinfo.PCIFunction{Address: "0000:00:03.0", IRQs: []int{38}}}
+	s, err := NewSampler(context.Background(), []nicinfo.NIC{nic}, WithRoot(root), WithInterval(time.Millisecond),
+		withClock(func() time.Time { return now }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []time.Duration{0, -time.Second} {
+		a.irq38[1] += 50
+		a.netRX[1] += 30
+		a.softnet[1][0] += 30
+		a.rxPkts += 40
+		a.write(t, root)
+		now = now.Add(step)
+		x, err := s.Next(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x.IntervalS != 0 {
+			t.Errorf("step %v: interval_s = %v, want 0", step, x.IntervalS)
+		}
+		for _, c := range x.CPUs {
+			if c.NetRXPerS != 0 || c.NICIRQsPerS != 0 || c.SoftnetProcessedPerS != 0 || math.IsNaN(c.BusyPct) {
+				t.Errorf("step %v: cpu%d rates over no time = %+v", step, c.CPU, c)
+			}
+		}
+		if n := x.NICs[0]; n.IRQsPerS != 0 || n.RXPacketsPerS != 0 || n.Queues[0].IRQsPerS != 0 {
+			t.Errorf("step %v: nic rates over no time = %+v", step, n)
+		}
+		if _, err := json.Marshal(x); err != nil {
+			t.Errorf("step %v: %v", step, err)
 		}
 	}
 }

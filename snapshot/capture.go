@@ -156,6 +156,9 @@ func Capture(ctx context.Context, dir string, opts ...CaptureOption) (*Manifest,
 			c.writeEthtool(ctx, o.ethtool, name)
 		}
 	}
+	// Every PCI function, not only those under a netdev: a NIC bound to
+	// vfio-pci (DPDK) or to no driver has none, and nicinfo.NoNetdev finds
+	// it through ghw, which needs each function's modalias (in pciAttrs).
 	pcis, _ := c.list("/sys/bus/pci/devices")
 	for _, b := range pcis {
 		if real, err := c.resolve("/sys/bus/pci/devices/" + b); err == nil {

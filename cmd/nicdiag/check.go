@@ -14,12 +14,14 @@ import (
 
 var checkCmd = &command{
 	name:    "check",
-	args:    "[IFACE...]",
+	args:    "[IFACE|PCI-ADDRESS...]",
 	summary: "preflight: every finding about the NICs, worst first",
 	help: `Checks every physical NIC (or the ones named): the PCIe path hop by hop
 (downgraded links, slot limits, whether the path can carry the ports' line
 rate), the device's identity (a chip claiming what it cannot do), and queue
-and IRQ placement. Prints each finding with what to do about it, worst first.
+and IRQ placement. NICs without a netdev (bound to vfio-pci or another DPDK
+driver, or to none) get the PCIe checks too; name one by its PCI address.
+Prints each finding with what to do about it, worst first.
 Exit code: 0 nothing at warn or above, 1 a warning, 2 an error, 3 nicdiag failed.
 
 examples:
@@ -35,6 +37,9 @@ type checkJSON struct {
 	Interfaces []string          `json:"interfaces"`
 	Findings   []finding.Finding `json:"findings"`
 	Skipped    []string          `json:"skipped,omitempty"`
+	// NoNetdev are the PCI addresses of the checked functions without a
+	// netdev.
+	NoNetdev []string `json:"no_netdev,omitempty"`
 }
 
 func runCheck(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
@@ -50,26 +55,36 @@ func runCheck(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int 
 	for _, n := range r.NICs {
 		names = append(names, n.Name)
 	}
+	var bare []string
+	for _, f := range r.NoNetdev {
+		bare = append(bare, f.Address)
+	}
 	if e.json {
-		if err := e.writeJSON(checkJSON{Schema: jsonSchema, Interfaces: names, Findings: r.Findings, Skipped: r.Skipped}); err != nil {
+		if err := e.writeJSON(checkJSON{Schema: jsonSchema, Interfaces: names, Findings: r.Findings, Skipped: r.Skipped, NoNetdev: bare}); err != nil {
 			return e.fail(err)
 		}
 		return exitFor(r.Findings)
 	}
-	renderFindings(e.stdout, names, r.Findings)
+	renderFindings(e.stdout, names, bare, r.Findings)
 	for _, s := range r.Skipped {
 		fmt.Fprintf(e.stdout, "not checked: %s\n", s)
 	}
 	return exitFor(r.Findings)
 }
 
-// renderFindings writes a headline and each finding, worst first.
-func renderFindings(w io.Writer, names []string, fs []finding.Finding) {
+// renderFindings writes a headline and each finding, worst first. bare are
+// the checked PCI functions without a netdev.
+func renderFindings(w io.Writer, names, bare []string, fs []finding.Finding) {
 	count := map[finding.Severity]int{}
 	for _, f := range fs {
 		count[f.Severity]++
 	}
-	fmt.Fprintf(w, "checked %d interface(s): %s\n", len(names), strings.Join(names, ", "))
+	if len(names) > 0 || len(bare) == 0 {
+		fmt.Fprintf(w, "checked %d interface(s): %s\n", len(names), strings.Join(names, ", "))
+	}
+	if len(bare) > 0 {
+		fmt.Fprintf(w, "checked %d PCI function(s) without a netdev: %s\n", len(bare), strings.Join(bare, ", "))
+	}
 	if len(fs) == 0 {
 		fmt.Fprintln(w, "no findings")
 		return

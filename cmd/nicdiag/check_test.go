@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -126,5 +127,19 @@ func TestListNotes(t *testing.T) {
 	out, _, _ := runCLI(t, "--root", snaps+"ar8151-desktop", "list")
 	if strings.Contains(out, "misidentified") {
 		t.Errorf("a genuine AR8151 is noted as misidentified:\n%s", out)
+	}
+}
+
+func TestIsTerminal(t *testing.T) {
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	if isTerminal(null) {
+		t.Error("/dev/null (a character device) taken for a terminal")
+	}
+	if isTerminal(&bytes.Buffer{}) {
+		t.Error("a buffer taken for a terminal")
 	}
 }

@@ -24,13 +24,16 @@ var explainFlags struct {
 
 var explainCmd = &command{
 	name:    "explain",
-	args:    "IFACE",
+	args:    "IFACE|PCI-ADDRESS",
 	summary: "the throughput budget: line rate, PCIe capacity per hop, the ceiling and what sets it",
 	help: `Works out how much Ethernet traffic the NIC's PCIe path can carry for a
 workload, as a short calculation: the line rate of the ports in use, what each
 PCIe hop carries (encoding, DLLP, TLP and per-packet DMA overheads), the
 ceiling, the stage that sets it, and the ceiling had every hop trained at what
-both of its ends support. Rates are Ethernet frame bits per second (header and
+both of its ends support. A NIC without a netdev (bound to vfio-pci or
+another DPDK driver, or to none; 'nicdiag list' shows it) is named by its PCI
+address: its budget uses the driver's DMA profile and the chip's top speed.
+Rates are Ethernet frame bits per second (header and
 FCS, no preamble or gap) in each direction the workload uses, summed over the
 ports in use.
 
@@ -41,6 +44,7 @@ receives and sends at once, as a router forwarding both ways), forward
 examples:
   nicdiag explain enp1s0f0
   nicdiag explain --direction rx --frame-size 64 enp1s0f0
+  nicdiag explain --frame-size 64 0000:01:00.1
   nicdiag --root testdata/snapshots/82576-minipcie-x1 explain --json enp1s0f0`,
 	flags: func(fs *flag.FlagSet) {
 		fs.IntVar(&explainFlags.frame, "frame-size", pcie.DefaultFrameBytes, "Ethernet frame `bytes`, header and FCS included")
@@ -91,7 +95,11 @@ func runExplain(ctx context.Context, e *env, fs *flag.FlagSet, args []string) in
 // renderBudget writes the budget as a short worked calculation.
 func renderBudget(w io.Writer, b *nicdiag.Budget) {
 	wl := b.Workload
-	fmt.Fprintf(w, "%s (%s), DMA profile %s\n", b.Interface, b.Address, b.Profile)
+	if b.Interface == b.Address {
+		fmt.Fprintf(w, "PCI function %s (no netdev), DMA profile %s\n", b.Address, b.Profile)
+	} else {
+		fmt.Fprintf(w, "%s (%s), DMA profile %s\n", b.Interface, b.Address, b.Profile)
+	}
 	fmt.Fprintf(w, "workload: %d port(s) at %s Mb/s, %d-byte frames, %s\n\n", wl.Ports, num(wl.PortMbps), wl.FrameBytes, directionWords(wl.Direction))
 
 	fmt.Fprintf(w, "1. Ethernet line rate of the ports in use: %s Mb/s of frames per direction\n", num(b.EthernetMbps))

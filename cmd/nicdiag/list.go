@@ -25,7 +25,10 @@ default, virtual ones (veth, bridge, lo, ...) too with --all. Columns: interface
 PCI function, netdev driver, Ethernet speed, PCIe link now/max, NUMA node,
 rx/tx queues, a note (virtual, emulated, usb, vf, or misidentified: a device
 whose identity, speed and PCIe link contradict each other; 'nicdiag check'
-says why), and the device's pci.ids name.
+says why), and the device's pci.ids name. NICs without a netdev (bound to
+vfio-pci, uio_pci_generic or igb_uio for DPDK, or to no driver) follow as rows
+with IFACE "-", their PCI driver, and NOTE "no netdev (DRIVER)" or "no
+driver"; JSON lists them under "no_netdev".
 
 Examples:
   nicdiag list
@@ -57,6 +60,13 @@ func runList(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
 			shown = append(shown, n)
 		}
 	}
+	bare, err := nicinfo.NoNetdev(ctx, nicinfo.WithRoot(root))
+	if err != nil {
+		if ctx.Err() != nil {
+			return e.fail(err)
+		}
+		fmt.Fprintf(e.stderr, "nicdiag list: PCI functions without a netdev not listed: %v\n", err)
+	}
 	ident := nicinfo.CheckIdentity(nics)
 	notes := listNotes(shown, ident)
 	if e.json {
@@ -66,12 +76,15 @@ func runList(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
 			Notes  map[string]string `json:"notes,omitempty"`
 			// Identity holds nic.misidentified and nic.usb_bus findings.
 			Identity []finding.Finding `json:"identity,omitempty"`
-		}{jsonSchema, shown, notes, ident}); err != nil {
+			// NoNetdev are the network-class PCI functions without a
+			// network interface (vfio-pci, uio, no driver).
+			NoNetdev []nicinfo.NoNetdevFunction `json:"no_netdev,omitempty"`
+		}{jsonSchema, shown, notes, ident, bare}); err != nil {
 			return e.fail(err)
 		}
 		return exitOK
 	}
-	if err := renderList(e.stdout, shown, notes); err != nil {
+	if err := renderList(e.stdout, shown, notes, bare); err != nil {
 		return e.fail(err)
 	}
 	return exitOK
@@ -100,8 +113,9 @@ func listNotes(nics []nicinfo.NIC, ident []finding.Finding) map[string]string {
 	return notes
 }
 
-// renderList writes the list table.
-func renderList(w io.Writer, nics []nicinfo.NIC, notes map[string]string) error {
+// renderList writes the list table: the interfaces, then the PCI functions
+// without a netdev (IFACE "-", NOTE "no netdev (DRIVER)" or "no driver").
+func renderList(w io.Writer, nics []nicinfo.NIC, notes map[string]string, bare []nicinfo.NoNetdevFunction) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "IFACE\tPCI\tDRIVER\tSPEED\tPCIe NOW/MAX\tNUMA\tQUEUES\tNOTE\tNAME")
 	for i := range nics {
@@ -109,6 +123,12 @@ func renderList(w io.Writer, nics []nicinfo.NIC, notes map[string]string) error 
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t%s\t%s\n",
 			n.Name, busAddr(n), dash(n.Driver), speedText(n.Link.SpeedMbps), pcieText(n),
 			numaText(n.NUMANode), n.Queues.RX, n.Queues.TX, dash(notes[n.Name]), deviceName(n))
+	}
+	for i := range bare {
+		f := &bare[i]
+		n := &nicinfo.NIC{PCI: &f.PCIFunction}
+		fmt.Fprintf(tw, "-\t%s\t%s\t-\t%s\t%s\t-\t%s\t%s\n",
+			f.Address, dash(f.Driver), pcieText(n), numaText(f.NUMANode), f.Note(), deviceName(n))
 	}
 	return tw.Flush()
 }

@@ -144,6 +144,10 @@ func runMonitor(ctx context.Context, e *env, fs *flag.FlagSet, args []string) in
 			if sctx.Err() != nil {
 				break
 			}
+			if cmd != nil { // do not leave the command running on its own
+				_ = cmd.Process.Kill()
+				<-cmdDone
+			}
 			return e.fail(err)
 		}
 		samples = append(samples, x)
@@ -165,8 +169,11 @@ func runMonitor(ctx context.Context, e *env, fs *flag.FlagSet, args []string) in
 	}
 	view.summary(line)
 	if f.report != "" {
-		r := &report.Record{Source: filepath.Base(f.record), Samples: samples, Summary: &sum,
+		r := &report.Record{Samples: samples, Summary: &sum,
 			Run: report.Run{Command: argv, Interrupted: line.Interrupted}}
+		if f.record != "" {
+			r.Source = filepath.Base(f.record) // filepath.Base("") is "."
+		}
 		if cr != nil {
 			r.Run.ExitCode, r.Run.CommandError = &cr.ExitCode, cr.Error
 		}

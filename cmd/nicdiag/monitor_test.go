@@ -174,6 +174,10 @@ func TestMonitorReport(t *testing.T) {
 	if !bytes.Contains(b, []byte("<svg")) || bytes.Contains(b, []byte("<script")) {
 		t.Errorf("report is not a script-free page with charts (%d bytes)", len(b))
 	}
+	// Without --record there is no source file to name.
+	if bytes.Contains(b, []byte("nicdiag report: .<")) || bytes.Contains(b, []byte(" from .")) {
+		t.Errorf("report names a source file %q that does not exist", ".")
+	}
 	code = run(context.Background(), []string{"monitor", "--duration", "1s", "--report", t.TempDir() + "/run.png"}, &stdout, &stderr)
 	if code != exitFail {
 		t.Errorf("an unknown report format ran the monitor (exit %d)", code)

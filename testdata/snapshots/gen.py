@@ -776,13 +776,41 @@ def t_82576_minipcie_x1():
 
 @tree
 def t_i350_minipcie_x1():
-    t = Tree("i350-minipcie-x1",
-             "https://github.com/prometheus/node_exporter/blob/a7dcc3a01545180d4f2087db70994cbc3abfed13/"
-             "collector/fixtures/sys.ttar (I350 sysfs attributes) + " + URL_82576 +
-             " (igb-family config layout)",
+    t = Tree("i350-minipcie-x1", SRC_I350,
              "Intel I350 dual-port [8086:1521] (driver igb, enp1s0f0/enp1s0f1) on the same mini-PCIe -> "
              "x1 adapter and root port as 82576-minipcie-x1, trained at 5.0 GT/s x1 (device LnkCap "
              "5 GT/s x4). The seed's I340/I350 comparison: 1850-2000 Mb/s bidirectional.")
+    return i350_minipc(t)
+
+
+@tree
+def t_i350_dpdk_vfio():
+    t = Tree("i350-dpdk-vfio", "i350-minipcie-x1 (this directory), itself from " + SRC_I350,
+             "The i350-minipcie-x1 machine with port 1 handed to DPDK: 01:00.0 stays on igb "
+             "(enp1s0f0), 01:00.1 is bound to vfio-pci and has no netdev (no net/ directory, no "
+             "ethtool answers), both on the 5.0 GT/s x1 link of the mini-PCIe adapter. The case "
+             "nicdiag cannot see through /sys/class/net.")
+    t.note("Everything not named below is i350-minipcie-x1 unchanged (same generator code).")
+    t.note("01:00.1 rebound from igb to vfio-pci the way `dpdk-devbind.py --bind=vfio-pci` does "
+           "it (unbind from igb, driver_override, bind): its `driver` link names "
+           "bus/pci/drivers/vfio-pci, its net/enp1s0f1 directory, ethtool/enp1s0f1.json and the "
+           "enp1s0f1 IRQ vectors are gone. The host has no VT-d, so vfio-pci runs in no-IOMMU mode "
+           "(enable_unsafe_noiommu_mode=1, as DPDK's Linux guide describes for such hosts), which "
+           "puts the function in a group of its own: iommu_group -> kernel/iommu_groups/0.")
+    t.note("msi_irqs/ of 01:00.1 holds the one MSI-X vector (irq 29) a DPDK application that "
+           "asks for link-status interrupts gets through VFIO; /proc/interrupts names it "
+           "vfio-msix[0](0000:01:00.1) as vfio-pci does. The receive path polls (no queue "
+           "vectors). The /proc counters are otherwise those of i350-minipcie-x1 (synthetic).")
+    return i350_minipc(t, dpdk_fn=1)
+
+
+SRC_I350 = ("https://github.com/prometheus/node_exporter/blob/a7dcc3a01545180d4f2087db70994cbc3abfed13/"
+            "collector/fixtures/sys.ttar (I350 sysfs attributes) + " + URL_82576 +
+            " (igb-family config layout)")
+
+
+def i350_minipc(t, dpdk_fn=None):
+    """The I350 on the mini-PCIe x1 adapter; function dpdk_fn, if any, bound to vfio-pci."""
     minipc_host(t, 2)
     raw = load_lspci_hex(SRC_82576)["01:00.0"]
     funcs = []
@@ -826,7 +854,23 @@ def t_i350_minipcie_x1():
     irq = 26
     for fn, c in enumerate(funcs):
         name = "enp1s0f%d" % fn
-        d = t.pci("pci0000:00/0000:00:1c.0/0000:01:00.%d" % fn, vendor=0x8086, device=0x1521,
+        path = "pci0000:00/0000:00:1c.0/0000:01:00.%d" % fn
+        if fn == dpdk_fn:
+            d = t.pci(path, vendor=0x8086, device=0x1521, cls=0x020000, rev=0x01, sv=0x8086,
+                      sd=0x0002, irq=16 + fn, config=c, driver="vfio-pci",
+                      link=dict(cur_speed="5.0 GT/s PCIe", cur_width=1, max_speed="5.0 GT/s PCIe",
+                                max_width=4),
+                      msi=[(irq, "msix")],
+                      sriov=dict(total=7, num=0, offset=128, stride=4, vfdev=0x1520))
+            t.mkdir("sys/kernel/iommu_groups/0/devices")
+            t.link(d + "/iommu_group", "sys/kernel/iommu_groups/0")
+            t.link("sys/kernel/iommu_groups/0/devices/0000:01:00.%d" % fn, d)
+            bdf = "0000:01:00.%d" % fn
+            nics.append([msi_irq(irq, 1, 0, fn, 0, "vfio-msix[0](%s)" % bdf, [2, 0], ir=False,
+                                 aff="0-1", eff="0")])
+            irq += 3
+            continue
+        d = t.pci(path, vendor=0x8086, device=0x1521,
                   cls=0x020000, rev=0x01, sv=0x8086, sd=0x0002, irq=16 + fn, config=c, driver="igb",
                   link=dict(cur_speed="5.0 GT/s PCIe", cur_width=1, max_speed="5.0 GT/s PCIe",
                             max_width=4),
@@ -844,7 +888,10 @@ def t_i350_minipcie_x1():
                          "perm_addr": mac})
         nics.append(igb_vectors(t, name, 1, 0, fn, irq, 2, 23800000 + 1000 * fn, False))
         irq += 3
-    t.note("MACs a0:36:9f:1c:22:40/41 (an Intel OUI) are invented.")
+    if dpdk_fn is None:
+        t.note("MACs a0:36:9f:1c:22:40/41 (an Intel OUI) are invented.")
+    else:
+        t.note("MAC a0:36:9f:1c:22:40 (an Intel OUI) is invented.")
     minipc_proc(t, nics)
     return t
 
@@ -1729,9 +1776,19 @@ def main(argv):
     if not argv[1:]:
         with open(os.path.join(HERE, "README.md"), "w") as f:
             f.write(INDEX_HEAD)
-            for n in sorted(TREES):
-                t = TREES[n]()
-                f.write("- `%s/`: %s\n" % (n, t.summary))
+            index = {n: TREES[n]().summary for n in TREES}
+            index.update(CAPTURED)
+            for n in sorted(index):
+                f.write("- `%s/`: %s\n" % (n, index[n]))
+
+
+# Trees captured with `nicdiag snapshot`, not generated: listed in the index only.
+CAPTURED = {
+    "firecracker-virtio-vm": "this project's development VM, taken with `nicdiag snapshot` (not "
+                             "generated by gen.py): Firecracker guest, kernel 6.18, eth0 = virtio_net "
+                             "on conventional PCI 0000:00:03.0 (netdev under virtio2), ifb0/ifb1/lo "
+                             "virtual.",
+}
 
 
 INDEX_HEAD = """# Snapshot trees

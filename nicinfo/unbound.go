@@ -1,0 +1,204 @@
+package nicinfo
+
+// Why ghw here: NoNetdev has to enumerate every PCI device under the root,
+// netdev or not, and github.com/jaypipes/ghw's pci package does exactly that
+// (address, class, driver, IOMMU group, parent) against a chroot, which is
+// how nicdiag reads snapshots. It is used only for that enumeration, with its
+// known traps avoided (shared/notes/dependencies.md §1):
+//   - an empty pcidb.PCIDB is passed, so ghw never parses all of pci.ids
+//     (40-85 ms); names come from the package's own ScanPCIIDs lookup;
+//   - topology detection, external tools and warnings (which ghw would log
+//     to stderr) are off, and the chroot is set explicitly so GHW_CHROOT in
+//     the environment has no say;
+//   - ghw returns no devices at all when any one device has an unparsable
+//     address or an empty or short modalias; NoNetdev detects that (zero
+//     devices from a non-empty /sys/bus/pci/devices) and lists the
+//     directory itself, saying so in each function's Warnings.
+// Everything else (IDs, driver, PCIe link, NUMA, IRQs, SR-IOV) is read with
+// the same sysfs reader List uses.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+
+	"github.com/jaypipes/ghw"
+	"github.com/jaypipes/ghw/pkg/pci"
+	"github.com/jaypipes/pcidb"
+)
+
+// NoNetdevFunction is a network-class PCI function (class 0x02xxxx) that has
+// no network interface: one bound to a userspace I/O driver (vfio-pci,
+// uio_pci_generic, igb_uio, as DPDK uses them), to a driver that made no
+// netdev, or to no driver at all. The PCIFunction fields are inline in JSON.
+type NoNetdevFunction struct {
+	PCIFunction
+	// NUMANode is -1 when the platform has no NUMA information.
+	NUMANode  int    `json:"numa_node"`
+	LocalCPUs string `json:"local_cpus,omitempty"`
+	// IOMMUGroup is the function's IOMMU group number ("" without one);
+	// vfio-pci needs one.
+	IOMMUGroup string `json:"iommu_group,omitempty"`
+	// Missing names what could not be read, as in NIC.Missing.
+	Missing []string `json:"missing,omitempty"`
+	// Warnings say how the function was found when ghw's enumeration
+	// failed and the directory was read instead.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Note is "no netdev (DRIVER)" for a function bound to a driver, or "no
+// driver" for an unbound one.
+func (f *NoNetdevFunction) Note() string {
+	if f.Driver == "" {
+		return "no driver"
+	}
+	return "no netdev (" + f.Driver + ")"
+}
+
+// NoNetdev returns every network-class PCI function under the root that has
+// no network interface, sorted by address: the NICs that List cannot see
+// because no netdev exists for them. A root without /sys/bus/pci/devices
+// has none. It fails only when ctx is done or the PCI devices cannot be
+// listed at all; what cannot be read about one function is named in its
+// Missing.
+func NoNetdev(ctx context.Context, opts ...Option) ([]NoNetdevFunction, error) {
+	o := buildOptions(opts)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	type cand struct{ addr, iommu string }
+	var cands []cand
+	var fallback string
+	info, err := pci.New(ctx,
+		ghw.WithChroot(o.root.Dir()),
+		ghw.WithPCIDB(&pcidb.PCIDB{}),
+		ghw.WithDisableTopology(),
+		ghw.WithDisableTools(),
+		ghw.WithDisableWarnings(),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("nicinfo: listing PCI devices: %w", err)
+	}
+	if len(info.Devices) > 0 {
+		for _, d := range info.Devices {
+			if d.Class != nil && d.Class.ID == "02" {
+				cands = append(cands, cand{strings.ToLower(d.Address), d.IOMMUGroup})
+			}
+		}
+	} else {
+		entries, err := o.root.ReadDir("/sys/bus/pci/devices")
+		if errors.Is(err, fs.ErrNotExist) {
+			return []NoNetdevFunction{}, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("nicinfo: listing PCI devices: %w", err)
+		}
+		if len(entries) > 0 {
+			fallback = fallbackNote(o, entries)
+		}
+		for _, e := range entries {
+			a, err := ParseBDF(e)
+			if err != nil {
+				continue
+			}
+			if c, err := o.root.ReadHex("/sys/bus/pci/devices/" + e + "/class"); err == nil && c>>16 == 0x02 {
+				g, _ := o.root.LinkBase("/sys/bus/pci/devices/" + e + "/iommu_group")
+				cands = append(cands, cand{a, g})
+			}
+		}
+	}
+	out := []NoNetdevFunction{}
+	if len(cands) == 0 {
+		return out, nil
+	}
+	withNetdev := netdevFunctions(o)
+	var q PCIQuery
+	for _, c := range cands {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if withNetdev[c.addr] {
+			continue
+		}
+		n := NIC{Bus: BusPCI, NUMANode: -1}
+		r := reader{root: o.root, nic: &n}
+		dir, err := o.root.Realpath("/sys/bus/pci/devices/" + c.addr)
+		if err != nil {
+			r.missing("sysfs", err)
+			n.PCI = &PCIFunction{Address: c.addr}
+		} else {
+			r.readPCI(ctx, c.addr, dir)
+			f := n.PCI
+			q.Add(f.VendorID, f.DeviceID, f.SubsystemVendor, f.SubsystemDevice, f.Class)
+		}
+		fn := NoNetdevFunction{PCIFunction: *n.PCI, NUMANode: n.NUMANode, LocalCPUs: n.LocalCPUs,
+			IOMMUGroup: c.iommu, Missing: n.Missing}
+		if fallback != "" {
+			fn.Warnings = []string{fallback}
+		}
+		out = append(out, fn)
+	}
+	if q.vendors != nil {
+		names, err := loadPCINames(o.root, o.pciIDs, &q)
+		for i := range out {
+			f := &out[i].PCIFunction
+			if err != nil {
+				out[i].Missing = append(out[i].Missing, "pci.names: "+namesReason(err))
+				continue
+			}
+			f.VendorName = names.Vendor(f.VendorID)
+			f.DeviceName = names.Device(f.VendorID, f.DeviceID)
+			f.SubsystemName = names.Subsystem(f.VendorID, f.DeviceID, f.SubsystemVendor, f.SubsystemDevice)
+			f.ClassName = names.Class(f.Class)
+		}
+	}
+	for i := range out {
+		sort.Strings(out[i].Missing)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Address < out[j].Address })
+	return out, nil
+}
+
+// fallbackNote says why ghw listed nothing from a non-empty directory,
+// naming the first device it would have stumbled on.
+func fallbackNote(o options, entries []string) string {
+	why := "a device has an unparsable address or an empty or malformed modalias"
+	for _, e := range entries {
+		if _, err := ParseBDF(e); err != nil {
+			why = fmt.Sprintf("entry %q is not a PCI address", clip(e))
+			break
+		}
+		m, err := o.root.ReadString("/sys/bus/pci/devices/" + e + "/modalias")
+		if err != nil || len(m) < len("pci:v00008086d000010C9sv00008086sd0000A03Cbc02sc00i00") {
+			why = e + " has an empty or malformed modalias"
+			break
+		}
+	}
+	return "found by reading /sys/bus/pci/devices: ghw listed no PCI devices (" + why + ")"
+}
+
+// netdevFunctions returns the PCI addresses some network interface sits
+// on, from the /sys/class/net links: the function itself and the bridges
+// above it (a virtio netdev hangs off virtioN under its function).
+func netdevFunctions(o options) map[string]bool {
+	out := map[string]bool{}
+	names, err := o.root.ReadDir("/sys/class/net")
+	if err != nil {
+		return out
+	}
+	for _, name := range names {
+		t, err := o.root.Readlink("/sys/class/net/" + name)
+		if err != nil {
+			continue
+		}
+		for _, e := range strings.Split(t, "/") {
+			if a, err := ParseBDF(e); err == nil {
+				out[a] = true
+			}
+		}
+	}
+	return out
+}
