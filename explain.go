@@ -97,6 +97,9 @@ func pathOf(ctx context.Context, n *nicinfo.NIC, o options) (*pcie.Path, error) 
 	if n.PCI == nil {
 		return nil, fmt.Errorf("nicdiag: %s is on bus %q: %w", n.Name, n.Bus, ErrNoPCIePath)
 	}
+	if virtualPCI(n) {
+		return nil, errVirtual(n)
+	}
 	return pcie.PathTo(ctx, n.PCI.Address, o.pcie()...)
 }
 
@@ -112,7 +115,7 @@ func budget(n *nicinfo.NIC, nics []nicinfo.NIC, path *pcie.Path, w pcie.Workload
 		return nil, fmt.Errorf("nicdiag: %s: %s: %w", n.Name, why, ErrNoPCIePath)
 	}
 	if virtualPCI(n) {
-		return nil, fmt.Errorf("nicdiag: %s is a virtual NIC (its PCIe link is emulated and its speed nominal): %w", n.Name, ErrNoPCIePath)
+		return nil, errVirtual(n)
 	}
 	prof, basis := pcie.ProfileFor(n.Driver, n.PCI.VendorID, n.PCI.DeviceID)
 	if n.PCI.Driver != "" && n.Driver == "" {
@@ -225,6 +228,10 @@ func rcbOf(e *pcie.End) int {
 		return e.Config.Express.RCB
 	}
 	return 0
+}
+
+func errVirtual(n *nicinfo.NIC) error {
+	return fmt.Errorf("nicdiag: %s is a virtual NIC (its PCIe link is emulated and its speed nominal): %w", n.Name, ErrNoPCIePath)
 }
 
 // virtualPCI reports whether a PCI NIC is a hypervisor's paravirtual device,

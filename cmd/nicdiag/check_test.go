@@ -143,3 +143,10 @@ func TestIsTerminal(t *testing.T) {
 		t.Error("a buffer taken for a terminal")
 	}
 }
+
+func TestShowPCIFunctionWithoutNetdev(t *testing.T) {
+	_, stderr, code := runCLI(t, "--root", snaps+"i350-dpdk-vfio", "show", "0000:01:00.1")
+	if code != exitFail || !strings.Contains(stderr, "explain 0000:01:00.1") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}

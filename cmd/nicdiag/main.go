@@ -92,7 +92,11 @@ func (e *env) close() {
 
 // fail prints err and returns exitFail.
 func (e *env) fail(err error) int {
-	fmt.Fprintf(e.stderr, "nicdiag: %v\n", err)
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "nicdiag") {
+		msg = "nicdiag: " + msg
+	}
+	fmt.Fprintln(e.stderr, msg)
 	return exitFail
 }
 

@@ -51,6 +51,9 @@ func runShow(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
+	if len(r.NICs) == 0 { // a PCI function without a netdev
+		return e.fail(fmt.Errorf("%s has no network interface; 'nicdiag explain %s' and 'nicdiag check %s' take it", args[0], args[0], args[0]))
+	}
 	n := &r.NICs[0]
 	var path *pcie.Path
 	if n.PCI != nil {
