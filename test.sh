@@ -11,12 +11,23 @@ go vet ./...
 NICDIAG_LAB= go test -count=1 -race ./...
 
 fuzztime=${FUZZTIME:-4s}
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 if [ "$fuzztime" != 0 ]; then
 	for pkg in $(go list ./...); do
 		for target in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
 			echo "fuzz $pkg $target ($fuzztime)"
-			go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "$pkg" >/tmp/nicdiag-fuzz.log 2>&1 ||
-				{ cat /tmp/nicdiag-fuzz.log; exit 1; }
+			if ! go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "$pkg" >"$log" 2>&1; then
+				# go1.26's fuzz coordinator can end a timed run with a bare
+				# "context deadline exceeded" and no input (go.dev/issue/75804,
+				# fixed in go1.27): that is no finding. Anything else is.
+				if grep -q 'context deadline exceeded' "$log" && ! grep -q 'Failing input written' "$log"; then
+					echo "  (go.dev/issue/75804 at the deadline; no failing input)"
+				else
+					cat "$log"
+					exit 1
+				fi
+			fi
 		done
 	done
 fi
