@@ -69,6 +69,9 @@ func runCheck(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int 
 	for _, s := range r.Skipped {
 		fmt.Fprintf(e.stdout, "not checked: %s\n", s)
 	}
+	if len(names) == 0 && len(bare) == 0 && e.root == "" {
+		fmt.Fprintln(e.stdout, "this host has no physical NIC; to see nicdiag on a real machine's snapshot, from the source tree:\n  nicdiag --root testdata/snapshots/82576-minipcie-x1 check")
+	}
 	return exitFor(r.Findings)
 }
 
