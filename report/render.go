@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nicdiag/nicdiag/finding"
@@ -114,7 +115,7 @@ func Render(w io.Writer, rec *Record, f Format) error {
 	case SVG:
 		return writeSVG(w, cs)
 	case HTML:
-		return pageTmpl.Execute(w, newPage(rec, v, cs))
+		return pageTmpl().Execute(w, newPage(rec, v, cs))
 	}
 	return fmt.Errorf("report: unknown format %v", f)
 }
@@ -281,7 +282,11 @@ func orNone(s string) string {
 	return s
 }
 
-var pageTmpl = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+// pageTmpl is parsed on first use, not at start-up: every nicdiag command
+// links this package, few draw a report.
+var pageTmpl = sync.OnceValue(func() *template.Template { return template.Must(template.New("page").Parse(pageHTML)) })
+
+const pageHTML = `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -347,4 +352,4 @@ footer{color:#777;font-size:12px;margin-top:32px}
 <footer>Written by <code>nicdiag report</code>{{if .Source}} from {{.Source}}{{end}}. Self-contained: no script, no external resource.</footer>
 </body>
 </html>
-`))
+`
