@@ -150,11 +150,9 @@ func selectNoNetdev(all []nicinfo.NIC, bare []nicinfo.NoNetdevFunction, names []
 // findNoNetdev returns the index of the function at PCI address addr
 // ("0000:01:00.1", or "01:00.1" in domain 0000), or -1.
 func findNoNetdev(bare []nicinfo.NoNetdevFunction, addr string) int {
-	a, err := nicinfo.ParseBDF(addr)
-	if err != nil {
-		if a, err = nicinfo.ParseBDF("0000:" + addr); err != nil {
-			return -1
-		}
+	a := normBDF(addr)
+	if a == "" {
+		return -1
 	}
 	for i := range bare {
 		if bare[i].Address == a {
@@ -195,13 +193,32 @@ func SelectNICs(all []nicinfo.NIC, names []string) ([]nicinfo.NIC, error) {
 		return out, nil
 	}
 	var out []nicinfo.NIC
+	seen := map[string]bool{}
 	for _, name := range names {
 		found := false
 		for _, n := range all {
 			if n.Name == name {
-				out = append(out, n)
 				found = true
+				if !seen[n.Name] {
+					seen[n.Name] = true
+					out = append(out, n)
+				}
 				break
+			}
+		}
+		if !found {
+			// A PCI address names the interfaces of that function (one,
+			// or several on a card with more ports per function).
+			if addr := normBDF(name); addr != "" {
+				for _, n := range all {
+					if n.PCI != nil && n.PCI.Address == addr {
+						found = true
+						if !seen[n.Name] {
+							seen[n.Name] = true
+							out = append(out, n)
+						}
+					}
+				}
 			}
 		}
 		if !found {
@@ -209,6 +226,18 @@ func SelectNICs(all []nicinfo.NIC, names []string) ([]nicinfo.NIC, error) {
 		}
 	}
 	return out, nil
+}
+
+// normBDF is the canonical PCI address ("0000:01:00.1") of s, which may
+// omit domain 0000 ("01:00.1"); "" when s is not a PCI address.
+func normBDF(s string) string {
+	a, err := nicinfo.ParseBDF(s)
+	if err != nil {
+		if a, err = nicinfo.ParseBDF("0000:" + s); err != nil {
+			return ""
+		}
+	}
+	return a
 }
 
 // pathFindings returns the path's link verdicts, with pcie.slot_limited

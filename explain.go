@@ -72,6 +72,15 @@ func Explain(ctx context.Context, iface string, w pcie.Workload, opts ...Option)
 			n = &nics[i]
 		}
 	}
+	if addr := normBDF(iface); n == nil && addr != "" {
+		// The PCI address of a function with a netdev: its interface.
+		for i := range nics {
+			if nics[i].PCI != nil && nics[i].PCI.Address == addr {
+				n = &nics[i]
+				break
+			}
+		}
+	}
 	if n == nil {
 		bare, err := nicinfo.NoNetdev(ctx, o.nicinfo()...)
 		if err != nil {
@@ -88,7 +97,24 @@ func Explain(ctx context.Context, iface string, w pcie.Workload, opts ...Option)
 	if err != nil {
 		return nil, err
 	}
-	return budget(n, nics, path, w)
+	b, err := budget(n, nics, path, w)
+	if err != nil {
+		return nil, err
+	}
+	// More ports than can cross any hop of this NIC's path would count
+	// ports of other cards, unhindered by this path, into its ceiling.
+	most := 0
+	for _, h := range b.Model.Hops {
+		if h.Shared <= 0 { // a hop every port in use crosses
+			most = 0
+			break
+		}
+		most = max(most, h.Shared)
+	}
+	if most > 0 && b.Workload.Ports > most {
+		return nil, fmt.Errorf("nicdiag: %s: %w: %d ports, but only %d share its PCIe path", n.Name, pcie.ErrInvalidWorkload, b.Workload.Ports, most)
+	}
+	return b, nil
 }
 
 // pathOf walks the PCIe path of a PCI NIC; nil with ErrNoPCIePath for

@@ -35,7 +35,7 @@ func TestBadInput(t *testing.T) {
 		{"link speed garbage", pci + "/current_link_speed", ptr("9000 GT/s"), "pci.link.current_link_speed: ", func(n *NIC) bool { return n.PCI.Link != nil && n.PCI.Link.MaxWidth == 4 }},
 		{"msi_irqs gone", pci + "/msi_irqs", nil, "", func(n *NIC) bool { return len(n.PCI.IRQs) <= 1 }},
 		{"ethtool truncated", "ethtool/enp1s0f0.json", ptr(`{"schema":1,"driver":"ig`), "ethtool: ", func(n *NIC) bool {
-			return n.Driver == "igb" && n.Link.SpeedMbps == SpeedUnknown || n.Link.SpeedMbps == 1000
+			return n.Driver == "igb" && (n.Link.SpeedMbps == SpeedUnknown || n.Link.SpeedMbps == 1000)
 		}},
 		{"ethtool future", "ethtool/enp1s0f0.json", ptr(`{"schema":99}`), "ethtool: ", func(n *NIC) bool { return n.PCI != nil }},
 		{"ethtool gone", "ethtool/enp1s0f0.json", nil, "ethtool: not recorded", func(n *NIC) bool { return n.Driver == "igb" }},

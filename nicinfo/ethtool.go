@@ -69,11 +69,13 @@ func ParseEthtoolAnswers(b []byte) (*EthtoolAnswers, error) {
 		return nil, fmt.Errorf("%w: ethtool answers schema %d (this nicdiag reads %d)", ErrMalformed, a.Schema, EthtoolSchema)
 	}
 	if l := a.Link; l != nil {
-		if l.SpeedMbps < SpeedUnknown {
-			return nil, fmt.Errorf("%w: ethtool speed %d", ErrMalformed, l.SpeedMbps)
-		}
-		if l.SpeedMbps == 0 {
+		switch s := int64(l.SpeedMbps); {
+		case s == 0 || s == 0xffff || s == 0xffffffff:
+			// The kernel's raw "unknown" spellings, as speedFromKernel
+			// and ParseNetSpeed read them.
 			l.SpeedMbps = SpeedUnknown
+		case s < SpeedUnknown || s > 1<<31-1:
+			return nil, fmt.Errorf("%w: ethtool speed %d", ErrMalformed, l.SpeedMbps)
 		}
 	}
 	return &a, nil

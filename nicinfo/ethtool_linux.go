@@ -29,11 +29,12 @@ type liveEthtool struct {
 }
 
 // ifreqPtr is struct ifreq with ifr_data: a name and a pointer, padded to
-// the 40 bytes of the kernel's union on 64-bit (32 on 32-bit).
+// the size of the kernel's union (struct ifmap, two longs and 5 bytes): 40
+// bytes in all on 64-bit, 32 on 32-bit.
 type ifreqPtr struct {
 	name [unix.IFNAMSIZ]byte
 	data unsafe.Pointer
-	_    [24 - unsafe.Sizeof(uintptr(0))]byte
+	_    [unsafe.Sizeof(uintptr(0)) + 8]byte
 }
 
 // maxNwords is the most 32-bit words per mask the s8 count can ask for.

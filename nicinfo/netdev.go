@@ -2,6 +2,7 @@ package nicinfo
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"path"
 	"strings"
@@ -79,8 +80,12 @@ func (r *reader) readNetdev(name string) (devPath string) {
 
 	dev, err := r.root.Realpath(dir + "/device")
 	if errors.Is(err, fs.ErrNotExist) {
-		n.Bus = BusVirtual
-		return ""
+		if _, lerr := r.root.Readlink(dir + "/device"); lerr != nil {
+			n.Bus = BusVirtual // no device link at all: a software interface
+			return ""
+		}
+		// The link is there but leads nowhere (a snapshot that lacks the
+		// device's directory): the join failed; the NIC is not virtual.
 	}
 	if err != nil {
 		r.missing("device", err)
@@ -191,10 +196,12 @@ func (r *reader) readUSB(p, iface string) {
 	}
 	if v, err := r.root.ReadString(p + "/speed"); err != nil {
 		r.missing("usb.speed", err)
-	} else if f, err := ParseNetSpeed(v); err == nil && f > 0 {
-		u.SpeedMbps = f
 	} else if v == "1.5" {
 		u.SpeedMbps = 1 // low speed, 1.5 Mb/s
+	} else if f, err := ParseNetSpeed(v); err == nil && f > 0 {
+		u.SpeedMbps = f
+	} else {
+		r.missing("usb.speed", fmt.Errorf("%w: USB speed %q", ErrMalformed, clip(v)))
 	}
 	if drv, err := r.root.LinkBase(iface + "/driver"); err == nil {
 		u.Driver = drv

@@ -272,6 +272,7 @@ func (h *Hop) newFinding(code string, sev finding.Severity) finding.Finding {
 		"port_current":   speedWidth(uCurS, uCurW),
 		"capable":        speedWidth(h.CapableSpeed, h.CapableWidth),
 		"mps":            sizeOr(down.MaxPayload, down),
+		"port_mps":       sizeOr(up.MaxPayload, up),
 		"mrrs":           sizeOr(down.MaxReadRequest, down),
 		"aspm":           aspmOf(h),
 		"target_speed":   "unknown (config not readable)",
@@ -281,6 +282,11 @@ func (h *Hop) newFinding(code string, sev finding.Severity) finding.Finding {
 	}
 	if t := targetOf(h); t > 0 {
 		ev["target_speed"] = num(t) + " GT/s"
+	}
+	for k, v := range ev {
+		if v == "" {
+			delete(ev, k) // e.g. no end limits the speed
+		}
 	}
 	if len(h.Notes) > 0 {
 		ev["notes"] = strings.Join(h.Notes, "; ")

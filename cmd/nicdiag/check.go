@@ -24,7 +24,7 @@ driver, or to none) get the PCIe checks too; name one by its PCI address.
 Prints each finding with what to do about it, worst first.
 Exit code: 0 nothing at warn or above, 1 a warning, 2 an error, 3 nicdiag failed.
 
-examples:
+Examples:
   nicdiag check
   nicdiag check enp1s0f0
   nicdiag --root testdata/snapshots/82576-minipcie-x1 check --json`,

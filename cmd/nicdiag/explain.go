@@ -33,15 +33,14 @@ ceiling, the stage that sets it, and the ceiling had every hop trained at what
 both of its ends support. A NIC without a netdev (bound to vfio-pci or
 another DPDK driver, or to none; 'nicdiag list' shows it) is named by its PCI
 address: its budget uses the driver's DMA profile and the chip's top speed.
-Rates are Ethernet frame bits per second (header and
-FCS, no preamble or gap) in each direction the workload uses, summed over the
-ports in use.
+Rates are Ethernet frame bits per second (header and FCS, no preamble or gap)
+in each direction the workload uses, summed over the ports in use.
 
 Directions: rx (the host receives), tx (the host sends), both (every port
 receives and sends at once, as a router forwarding both ways), forward
 (one-way forwarding: half the ports receive, the other half send).
 
-examples:
+Examples:
   nicdiag explain enp1s0f0
   nicdiag explain --direction rx --frame-size 64 enp1s0f0
   nicdiag explain --frame-size 64 0000:01:00.1
@@ -63,12 +62,21 @@ type explainJSON struct {
 
 func runExplain(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
 	if len(args) != 1 {
+		fmt.Fprintln(e.stderr, "nicdiag explain: need exactly one interface name or PCI address")
 		fs.Usage()
 		return exitFail
 	}
 	dir, err := pcie.ParseDirection(explainFlags.direction)
 	if err != nil {
 		return e.fail(err)
+	}
+	// 0 means "the default" to the library; on the command line it is a
+	// mistake for the frame size, and a negative speed is one always.
+	if explainFlags.frame <= 0 {
+		return e.fail(fmt.Errorf("explain: --frame-size %d: want Ethernet frame bytes, 64 to 16384", explainFlags.frame))
+	}
+	if explainFlags.speed < 0 || math.IsNaN(explainFlags.speed) || math.IsInf(explainFlags.speed, 0) {
+		return e.fail(fmt.Errorf("explain: --port-speed %v: want a line rate in Mb/s, or 0 for the negotiated link speed", explainFlags.speed))
 	}
 	w := pcie.Workload{FrameBytes: explainFlags.frame, Direction: dir, Ports: explainFlags.ports, PortMbps: explainFlags.speed}
 	root, err := e.openRoot(ctx)
@@ -78,7 +86,7 @@ func runExplain(ctx context.Context, e *env, fs *flag.FlagSet, args []string) in
 	b, err := nicdiag.Explain(ctx, args[0], w, nicdiag.WithRoot(root))
 	if err != nil {
 		if errors.Is(err, nicdiag.ErrNoPCIePath) {
-			return e.fail(fmt.Errorf("%w (nothing to explain: the PCIe model applies to PCIe NICs)", err))
+			return e.fail(fmt.Errorf("%w (explain models the PCIe link between a NIC and its root port, and finds none to model here)", err))
 		}
 		return e.fail(err)
 	}
@@ -103,8 +111,12 @@ func renderBudget(w io.Writer, b *nicdiag.Budget) {
 	fmt.Fprintf(w, "workload: %d port(s) at %s Mb/s, %d-byte frames, %s\n\n", wl.Ports, num(wl.PortMbps), wl.FrameBytes, directionWords(wl.Direction))
 
 	fmt.Fprintf(w, "1. Ethernet line rate of the ports in use: %s Mb/s of frames per direction\n", num(b.EthernetMbps))
-	fmt.Fprintf(w, "   (%d × %s Mb/s × %d/(%d+20) for preamble and inter-frame gap; port speed: %s)\n\n",
-		wl.Ports, num(wl.PortMbps), wl.FrameBytes, wl.FrameBytes, b.PortSpeedSource)
+	ports := strconv.Itoa(wl.Ports)
+	if wl.Direction == pcie.Forward { // half the ports receive, half send
+		ports += "/2"
+	}
+	fmt.Fprintf(w, "   (%s × %s Mb/s × %d/(%d+20) for preamble and inter-frame gap; port speed: %s)\n\n",
+		ports, num(wl.PortMbps), wl.FrameBytes, wl.FrameBytes, b.PortSpeedSource)
 
 	fmt.Fprintf(w, "2. PCIe, hop by hop (device first), for this traffic:\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -144,11 +156,9 @@ func renderBudget(w io.Writer, b *nicdiag.Budget) {
 
 	fmt.Fprintf(w, "4. At capability (every hop trained at what both ends support): %s Mb/s, %s-bound\n",
 		rangeWords(b.AtCapabilityMbps), b.AtCapabilityBound)
-	if len(b.Model.Assumptions) > 0 {
-		fmt.Fprintf(w, "\nassumptions:\n")
-		for _, a := range b.Model.Assumptions {
-			fmt.Fprintf(w, "  - %s\n", a)
-		}
+	fmt.Fprintf(w, "\nassumptions:\n")
+	for _, a := range b.Model.Assumptions {
+		fmt.Fprintf(w, "  - %s\n", a)
 	}
 	fmt.Fprintf(w, "  - DMA profile basis: %s\n", b.ProfileBasis)
 }

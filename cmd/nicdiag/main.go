@@ -14,12 +14,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/nicdiag/nicdiag/finding"
+	"github.com/nicdiag/nicdiag/nicinfo"
 	"github.com/nicdiag/nicdiag/snapshot"
 )
 
@@ -79,9 +81,25 @@ func (e *env) openRoot(ctx context.Context) (string, error) {
 		if err != nil {
 			return "", err
 		}
+		if !looksLikeRoot(s.Dir) {
+			s.Close()
+			return "", fmt.Errorf("--root %s: not a snapshot: it holds neither sys/ nor proc/ (write one with 'nicdiag snapshot -o FILE.tar.gz')", e.root)
+		}
 		e.snap = s
 	}
 	return e.snap.Dir, nil
+}
+
+// looksLikeRoot reports whether dir holds a sys or proc tree, as every
+// snapshot does; an empty or unrelated directory would otherwise read as a
+// host without NICs.
+func looksLikeRoot(dir string) bool {
+	for _, sub := range []string{"sys", "proc"} {
+		if fi, err := os.Stat(filepath.Join(dir, sub)); err == nil && fi.IsDir() {
+			return true
+		}
+	}
+	return false
 }
 
 func (e *env) close() {
@@ -95,6 +113,9 @@ func (e *env) fail(err error) int {
 	msg := err.Error()
 	if !strings.HasPrefix(msg, "nicdiag") {
 		msg = "nicdiag: " + msg
+	}
+	if errors.Is(err, nicinfo.ErrNoInterface) && !strings.Contains(msg, "nicdiag list") {
+		msg += " (see 'nicdiag list --all')"
 	}
 	fmt.Fprintln(e.stderr, msg)
 	return exitFail
@@ -149,12 +170,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	name := rest[0]
 	if name == "help" {
 		if len(rest) > 1 {
-			if c := lookup(rest[1]); c != nil {
-				fs := newFlagSet(c, e, stdout)
-				fs.SetOutput(stdout)
-				fs.Usage()
-				return exitOK
+			c := lookup(rest[1])
+			if c == nil {
+				fmt.Fprintf(stderr, "nicdiag help: unknown command %q\n\n", rest[1])
+				usage(stderr)
+				return exitFail
 			}
+			fs := newFlagSet(c, e, stdout)
+			fs.SetOutput(stdout)
+			fs.Usage()
+			return exitOK
 		}
 		usage(stdout)
 		return exitOK
@@ -207,7 +232,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) (pos, command []string, 
 // addGlobal registers the flags every command accepts, before or after the
 // command name.
 func addGlobal(fs *flag.FlagSet, e *env) {
-	fs.StringVar(&e.root, "root", e.root, "read a snapshot (directory or .tar.gz) instead of the live host")
+	fs.StringVar(&e.root, "root", e.root, "read the snapshot at `PATH` (directory or .tar.gz) instead of the live host")
 	fs.BoolVar(&e.json, "json", e.json, "write JSON instead of text")
 }
 
@@ -220,7 +245,7 @@ func newFlagSet(c *command, e *env, out io.Writer) *flag.FlagSet {
 	}
 	fs.Usage = func() {
 		w := fs.Output()
-		fmt.Fprintf(w, "usage: nicdiag %s [flags] %s\n\n%s\n\nflags:\n", c.name, c.args, strings.TrimSpace(c.help))
+		fmt.Fprintf(w, "usage: %s\n\n%s\n\nflags:\n", strings.TrimSpace("nicdiag "+c.name+" [flags] "+c.args), strings.TrimSpace(c.help))
 		fs.VisitAll(func(f *flag.Flag) {
 			name, u := flag.UnquoteUsage(f)
 			if name != "" {
@@ -230,7 +255,11 @@ func newFlagSet(c *command, e *env, out io.Writer) *flag.FlagSet {
 			if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
 				def = fmt.Sprintf(" (default %s)", f.DefValue)
 			}
-			fmt.Fprintf(w, "  --%s%s\n        %s%s\n", f.Name, name, u, def)
+			dash := "--"
+			if len(f.Name) == 1 { // -o, as the help text writes it
+				dash = "-"
+			}
+			fmt.Fprintf(w, "  %s%s%s\n        %s%s\n", dash, f.Name, name, u, def)
 		})
 	}
 	return fs

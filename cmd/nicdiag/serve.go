@@ -30,7 +30,7 @@ findings of 'nicdiag check' as gauges, and where each queue's IRQ lands. It
 exports what node_exporter lacks, not copies of its counters. A check result
 serves scrapes for --ttl; concurrent scrapes share it.
 
-examples:
+Examples:
   nicdiag serve --listen 127.0.0.1:9799
   nicdiag --root snapshot.tar.gz serve --listen 127.0.0.1:9799`,
 	flags: func(fs *flag.FlagSet) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -45,9 +44,6 @@ func runShow(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
 		return e.fail(err)
 	}
 	r, err := nicdiag.Check(ctx, nicdiag.WithRoot(root), nicdiag.WithInterfaces(args[0]))
-	if errors.Is(err, nicinfo.ErrNoInterface) {
-		return e.fail(fmt.Errorf("no interface %q (see 'nicdiag list --all')", args[0]))
-	}
 	if err != nil {
 		return e.fail(err)
 	}
@@ -74,7 +70,7 @@ func runShow(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
 		return exitFor(r.Findings)
 	}
 	ps := pathSection(path)
-	if l := nicinfo.Label(*n); l == "virtual" || l == "emulated" {
+	if l := nicinfo.Label(*n); n.PCI != nil && (l == "virtual" || l == "emulated") {
 		ps.add("Judged", "no: a "+l+" NIC's PCIe link is emulated and its speed nominal")
 	}
 	if err := renderShow(e.stdout, n, ps, budgetSection(r.Budgets[n.Name]), queueSection(queues), findingSection(r.Findings)); err != nil {

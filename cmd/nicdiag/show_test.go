@@ -40,7 +40,7 @@ func TestShowGolden(t *testing.T) {
 
 func TestShowUnknown(t *testing.T) {
 	_, stderr, code := runCLI(t, "--root", snaps+"virtio-kvm", "show", "nope0")
-	if code != exitFail || !strings.Contains(stderr, `no interface "nope0"`) {
+	if code != exitFail || !strings.Contains(stderr, `"nope0": no such network interface`) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 	_, _, code = runCLI(t, "show")

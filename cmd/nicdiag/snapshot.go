@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,7 +87,12 @@ func runSnapshot(ctx context.Context, e *env, fs *flag.FlagSet, args []string) i
 func writeArchive(ctx context.Context, out string, opts []snapshot.CaptureOption) (*snapshot.Manifest, error) {
 	f, err := os.CreateTemp(filepath.Dir(out), ".nicdiag-snapshot-*")
 	if err != nil {
-		return nil, err
+		// The error names the temporary file; say what the user asked for.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("snapshot: cannot write %s: %w", out, err)
 	}
 	defer os.Remove(f.Name())
 	m, err := snapshot.CaptureArchive(ctx, f, opts...)
