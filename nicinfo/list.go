@@ -118,10 +118,7 @@ func build(ctx context.Context, o options, ifaces []string) ([]NIC, error) {
 				nics[i].Missing = append(nics[i].Missing, "pci.names: "+namesReason(err))
 				continue
 			}
-			f.VendorName = names.Vendor(f.VendorID)
-			f.DeviceName = names.Device(f.VendorID, f.DeviceID)
-			f.SubsystemName = names.Subsystem(f.VendorID, f.DeviceID, f.SubsystemVendor, f.SubsystemDevice)
-			f.ClassName = names.Class(f.Class)
+			names.fill(f)
 		}
 	}
 	for i := range nics {

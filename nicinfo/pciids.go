@@ -95,6 +95,14 @@ func (n *PCINames) Class(class uint32) string {
 	return n.classes[uint8(class>>16)]
 }
 
+// fill sets f's vendor, device, subsystem and class names.
+func (n *PCINames) fill(f *PCIFunction) {
+	f.VendorName = n.Vendor(f.VendorID)
+	f.DeviceName = n.Device(f.VendorID, f.DeviceID)
+	f.SubsystemName = n.Subsystem(f.VendorID, f.DeviceID, f.SubsystemVendor, f.SubsystemDevice)
+	f.ClassName = n.Class(f.Class)
+}
+
 // ScanPCIIDs reads the names for q from the text of a pci.ids file. Lines it
 // cannot read are skipped, as lspci does; it fails only on a read error.
 func ScanPCIIDs(r io.Reader, q *PCIQuery) (*PCINames, error) {

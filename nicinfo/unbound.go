@@ -149,10 +149,7 @@ func NoNetdev(ctx context.Context, opts ...Option) ([]NoNetdevFunction, error) {
 				out[i].Missing = append(out[i].Missing, "pci.names: "+namesReason(err))
 				continue
 			}
-			f.VendorName = names.Vendor(f.VendorID)
-			f.DeviceName = names.Device(f.VendorID, f.DeviceID)
-			f.SubsystemName = names.Subsystem(f.VendorID, f.DeviceID, f.SubsystemVendor, f.SubsystemDevice)
-			f.ClassName = names.Class(f.Class)
+			names.fill(f)
 		}
 	}
 	for i := range out {
