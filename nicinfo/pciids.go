@@ -418,3 +418,12 @@ func readAllInto(b []byte, r io.Reader) ([]byte, error) {
 		}
 	}
 }
+
+// LookupNames reads the names q asks for from the pci.ids that List would
+// use for these options (the snapshot's own, else the host's): for naming
+// devices that are not NICs, such as the ports on a NIC's PCIe path.
+// Without a pci.ids it returns an error wrapping ErrNoPCIIDs.
+func LookupNames(q *PCIQuery, opts ...Option) (*PCINames, error) {
+	o := buildOptions(opts)
+	return loadPCINames(o.root, o.pciIDs, q)
+}

@@ -69,6 +69,7 @@ func runShow(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
 		}
 		return exitFor(r.Findings)
 	}
+	nameEnds(path, root)
 	ps := pathSection(path)
 	if l := nicinfo.Label(*n); n.PCI != nil && (l == "virtual" || l == "emulated") {
 		ps.add("Judged", "no: a "+l+" NIC's PCIe link is emulated and its speed nominal")

@@ -9,6 +9,7 @@ import (
 	"github.com/nicdiag/nicdiag"
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/irq"
+	"github.com/nicdiag/nicdiag/nicinfo"
 	"github.com/nicdiag/nicdiag/pcie"
 )
 
@@ -43,6 +44,11 @@ func pathSection(p *pcie.Path) showSection {
 		if err := tw.Flush(); err != nil {
 			return err
 		}
+		for _, e := range pathEnds(p) {
+			if e.Name != "" {
+				fmt.Fprintf(w, "  %s: %s\n", e.Address, e.Name)
+			}
+		}
 		for _, n := range p.Notes {
 			fmt.Fprintf(w, "  note: %s\n", n)
 		}
@@ -51,10 +57,45 @@ func pathSection(p *pcie.Path) showSection {
 	return s
 }
 
+// pathEnds returns every end on the path, device first, each once.
+func pathEnds(p *pcie.Path) []*pcie.End {
+	var out []*pcie.End
+	seen := map[string]bool{}
+	for i := range p.Hops {
+		for _, e := range []*pcie.End{&p.Hops[i].Downstream, &p.Hops[i].Upstream} {
+			if !seen[e.Address] {
+				seen[e.Address] = true
+				out = append(out, e)
+			}
+		}
+	}
+	return out
+}
+
+// nameEnds fills in the pci.ids name of every end on the path; without a
+// pci.ids the ends stay unnamed (the inventory already says why).
+func nameEnds(p *pcie.Path, root string) {
+	if p == nil {
+		return
+	}
+	var q nicinfo.PCIQuery
+	ends := pathEnds(p)
+	for _, e := range ends {
+		q.Add(e.VendorID, e.DeviceID, 0, 0, e.Class)
+	}
+	names, err := nicinfo.LookupNames(&q, nicinfo.WithRoot(root))
+	if err != nil {
+		return
+	}
+	for _, e := range ends {
+		e.Name = strings.TrimSpace(names.Vendor(e.VendorID) + " " + names.Device(e.VendorID, e.DeviceID))
+	}
+}
+
 // sizes renders the MPS of both ends and the device's MRRS ("128/256, 512").
 func sizes(portMPS, devMPS, mrrs int) string {
 	if portMPS <= 0 && devMPS <= 0 && mrrs <= 0 {
-		return "unknown (needs root)"
+		return "unknown (config not readable)"
 	}
 	v := func(n int) string {
 		if n <= 0 {
