@@ -34,7 +34,7 @@ func newOptions(opts []Option) options {
 		o.stats = SysfsStats(o.root.Dir())
 	}
 	if !o.queueStatsSet && o.root.Live() {
-		o.queueStats = EthtoolQueueStats(nil)
+		o.queueStats = defaultQueueStats()
 	}
 	return o
 }
@@ -57,11 +57,16 @@ func WithLinkStats(s LinkStatser) Option {
 }
 
 // WithQueueStats sets where per-queue packet and byte counters come from.
-// The default on the live host reads the drivers' ethtool statistics in the
-// caller's network namespace (EthtoolQueueStats(nil)); under another root
-// (a snapshot) there is none. nil turns per-queue counters off. A NIC in
-// another network namespace needs EthtoolQueueStats with a handle made in
-// that namespace; otherwise its QueueStatsError reads "no such device".
+// The default on the live host, in the caller's network namespace, is per
+// interface: first the kernel's netdev queue statistics
+// (NetdevQueueStats(netns.None()), Linux 6.8+, the only source for
+// virtio_net since 6.10); where the kernel has no netdev family or
+// QSTATS_GET, or reports no queue rows for the interface, or that read
+// fails, the driver's ethtool statistics (EthtoolQueueStats(nil)), whose
+// answer or error stands. Under another root (a snapshot) there is none.
+// nil turns per-queue counters off. A NIC in another network namespace
+// needs NetdevQueueStats or EthtoolQueueStats bound to that namespace;
+// otherwise its QueueStatsError reads "no such device".
 func WithQueueStats(s QueueStatser) Option {
 	return func(o *options) { o.queueStats, o.queueStatsSet = s, true }
 }

@@ -76,9 +76,9 @@ type QueueRate struct {
 	EffectiveCPUs []int `json:"effective_cpus,omitempty"`
 	// RXPacketsPerS, RXBytesPerS, TXPacketsPerS and TXBytesPerS are the
 	// traffic of the queue numbered Index, from the driver's per-queue
-	// counters (see ParseQueueStats for the drivers that have them): rx for
-	// rx and txrx vectors, tx for tx and txrx vectors. Each is nil (omitted
-	// in JSON) when the driver has no such counter for the queue, when the
+	// counters (see NetdevQueueStats and ParseQueueStats for the drivers
+	// that have them): rx for rx and txrx vectors, tx for tx and txrx
+	// vectors. Each is nil (omitted in JSON) when the driver has no such counter for the queue, when the
 	// vector has no queue number, and in the first interval a counter is
 	// seen.
 	RXPacketsPerS *float64 `json:"rx_packets_per_s,omitempty"`

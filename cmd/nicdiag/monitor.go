@@ -34,10 +34,13 @@ var monitorCmd = &command{
 	help: `Samples, per CPU, the share of time in hard IRQ and softirq, NET_RX and
 NET_TX softirqs, the interrupts of each NIC queue and softnet
 processed/dropped/squeezed, and per NIC packets and bytes, every --interval.
-Where the driver counts traffic per queue in its ethtool statistics (igb,
-igc, ixgbe, i40e, ice, mlx4/mlx5, ena, bnxt_en, hv_netvsc, sfc, older
-virtio_net), a line per queue shows its packets, Mb/s and interrupts;
-"-" marks a counter the driver lacks.
+Where the driver counts traffic per queue, a line per queue shows its
+packets, Mb/s and interrupts; "-" marks a counter the driver lacks. Per
+interface, the counters come from the first of these that has them:
+  1. the kernel's netdev netlink queue statistics (qstats, Linux 6.8+:
+     virtio_net since 6.10, mlx5, bnxt_en, gve, ice, ...)
+  2. the driver's ethtool statistics (igb, igc, ixgbe, i40e, ice,
+     mlx4/mlx5, ena, bnxt_en, hv_netvsc, sfc, virtio_net before 6.10)
 On a terminal it redraws like top; otherwise it prints one block per sample.
 With -- CMD ARGS it runs the command (its input and output pass through),
 samples while it runs, and then prints the verdict: which core bound the

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/nicdiag/nicdiag/irq"
+	"github.com/vishvananda/netns"
 )
 
 // jsonLines parses every line of b as a JSON object.
@@ -224,5 +225,54 @@ func TestRenderSampleQueueTraffic(t *testing.T) {
 	}
 	if !strings.Contains(out, "txrx-0@1 200 txrx-1@2 100") {
 		t.Errorf("queue summary on the NIC line changed:\n%s", out)
+	}
+}
+
+// TestMonitorQueueStatsEth0 runs monitor on this host's eth0 and checks
+// that queue 0 carries per-queue packet rates (virtio_net since 6.10 has
+// them only over netdev netlink qstats). It checks that the fields are
+// there, not that traffic flowed. It skips without eth0 or where the kernel
+// has no netdev queue statistics for it.
+func TestMonitorQueueStatsEth0(t *testing.T) {
+	if _, err := os.Stat("/sys/class/net/eth0"); err != nil {
+		t.Skip("no eth0")
+	}
+	if _, err := irq.NetdevQueueStats(netns.None()).QueueCounters("eth0"); err != nil {
+		t.Skipf("no netdev queue statistics for eth0: %v", err)
+	}
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"monitor", "--json", "--interval", "500ms", "--duration", "2s", "eth0"}, &out, &errb)
+	if code == exitFail {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	lines := jsonLines(t, out.Bytes())
+	if len(lines) < 2 || lines[0]["type"] != "sample" {
+		t.Fatalf("stdout types = %s", types(lines))
+	}
+	// The first sample has rates: the sampler read once before it.
+	nics, _ := lines[0]["nics"].([]any)
+	if len(nics) != 1 {
+		t.Fatalf("nics = %v", lines[0]["nics"])
+	}
+	n := nics[0].(map[string]any)
+	if e, ok := n["queue_stats_error"]; ok {
+		t.Fatalf("eth0 queue_stats_error: %v", e)
+	}
+	queues, _ := n["queues"].([]any)
+	var rx, tx bool
+	for _, q := range queues {
+		q := q.(map[string]any)
+		if q["index"].(float64) != 0 {
+			continue
+		}
+		if k := q["kind"]; k == irq.KindRX || k == irq.KindTxRx {
+			_, rx = q["rx_packets_per_s"]
+		}
+		if k := q["kind"]; k == irq.KindTX || k == irq.KindTxRx {
+			_, tx = q["tx_packets_per_s"]
+		}
+	}
+	if !rx || !tx {
+		t.Errorf("eth0 queue 0: rx_packets_per_s %v, tx_packets_per_s %v: %v", rx, tx, queues)
 	}
 }
