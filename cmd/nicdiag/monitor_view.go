@@ -131,7 +131,11 @@ func (v *monitorView) summary(s summaryLine) {
 	if v.e.tty && !v.quiet {
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "nicdiag monitor: %d samples over %.1fs", s.Samples, s.Seconds)
+	plural := "s"
+	if s.Samples == 1 {
+		plural = ""
+	}
+	fmt.Fprintf(&b, "nicdiag monitor: %d sample%s over %.1fs", s.Samples, plural, s.Seconds)
 	if s.Command != nil {
 		fmt.Fprintf(&b, "; %s exited with status %d", strings.Join(s.Command.Argv, " "), s.Command.ExitCode)
 	}
