@@ -198,3 +198,24 @@ func TestKernelVethTraffic(t *testing.T) {
 		t.Errorf("ndtest1 rx packets %.0f, listener got %d", pkts, got)
 	}
 }
+
+// vethInNS makes a throwaway namespace holding the veth pair name–peer and
+// returns it with a netlink handle in it (closed when the test ends).
+func vethInNS(t *testing.T, name, peer string) (netns.NsHandle, *netlink.Handle) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for network namespaces")
+	}
+	ns := newNS(t)
+	h, err := netlink.NewHandleAt(ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(h.Close)
+	la := netlink.NewLinkAttrs()
+	la.Name = name
+	if err := h.LinkAdd(&netlink.Veth{LinkAttrs: la, PeerName: peer}); err != nil {
+		t.Fatal(err)
+	}
+	return ns, h
+}

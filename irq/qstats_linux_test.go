@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
 )
 
@@ -83,20 +82,7 @@ func TestKernelNetdevQueueStatsNoRows(t *testing.T) {
 // namespace through a source bound to it: the link resolves there (veth
 // has no queue statistics, so errNoQstats), and not in the caller's.
 func TestKernelNetdevQueueStatsNetns(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for network namespaces")
-	}
-	ns := newNS(t)
-	h, err := netlink.NewHandleAt(ns)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	la := netlink.NewLinkAttrs()
-	la.Name = "ndqs0"
-	if err := h.LinkAdd(&netlink.Veth{LinkAttrs: la, PeerName: "ndqs1"}); err != nil {
-		t.Fatal(err)
-	}
+	ns, _ := vethInNS(t, "ndqs0", "ndqs1")
 	if _, err := NetdevQueueStats(ns).QueueCounters("ndqs0"); !errors.Is(err, errNoQstats) {
 		t.Errorf("veth in its namespace: %v, want errNoQstats", err)
 	}

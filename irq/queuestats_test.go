@@ -13,7 +13,6 @@ import (
 
 	"github.com/nicdiag/nicdiag/nicinfo"
 	"github.com/safchain/ethtool"
-	"github.com/vishvananda/netlink"
 )
 
 func TestParseQueueStatName(t *testing.T) {
@@ -318,21 +317,9 @@ func TestKernelEthtoolQueueStatsEth0(t *testing.T) {
 // namespace and reads it through an ethtool handle made there. veth has
 // only XDP per-queue counters, which are not packet counters of the queue.
 func TestKernelEthtoolQueueStatsVethNetns(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for network namespaces")
-	}
-	ns := newNS(t)
-	h, err := netlink.NewHandleAt(ns)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	la := netlink.NewLinkAttrs()
-	la.Name = "ndq0"
-	if err := h.LinkAdd(&netlink.Veth{LinkAttrs: la, PeerName: "ndq1"}); err != nil {
-		t.Fatal(err)
-	}
+	ns, _ := vethInNS(t, "ndq0", "ndq1")
 	var e *ethtool.Ethtool
+	var err error
 	inNS(t, ns, func() { e, err = ethtool.NewEthtool() })
 	if err != nil {
 		t.Fatal(err)
