@@ -134,29 +134,29 @@ func (s *Sampler) read(r *reading) error {
 	if r.softnet, err = readSoftnet(s.proc, sortedKeys(r.stat)); err != nil {
 		r.missing = append(r.missing, "/proc/net/softnet_stat: "+err.Error())
 	}
-	r.links = make(map[string]LinkCounters, len(s.nics))
-	r.linkErr = make(map[string]error)
-	for _, n := range s.nics {
-		c, err := s.o.stats.LinkCounters(n.Name)
-		if err != nil {
-			r.linkErr[n.Name] = err
-			continue
-		}
-		r.links[n.Name] = c
-	}
-	r.queues = make(map[string]QueueCounters, len(s.nics))
-	r.queueErr = make(map[string]error)
+	r.links, r.linkErr = perNIC(s.nics, s.o.stats.LinkCounters)
 	if s.o.queueStats != nil {
-		for _, n := range s.nics {
-			c, err := s.o.queueStats.QueueCounters(n.Name)
-			if err != nil {
-				r.queueErr[n.Name] = err
-				continue
-			}
-			r.queues[n.Name] = c
-		}
+		r.queues, r.queueErr = perNIC(s.nics, s.o.queueStats.QueueCounters)
+	} else {
+		r.queues, r.queueErr = map[string]QueueCounters{}, map[string]error{}
 	}
 	return nil
+}
+
+// perNIC reads one kind of counter for every NIC, keeping values and
+// errors apart by interface name.
+func perNIC[T any](nics []nicinfo.NIC, read func(iface string) (T, error)) (map[string]T, map[string]error) {
+	vals := make(map[string]T, len(nics))
+	errs := make(map[string]error)
+	for _, n := range nics {
+		v, err := read(n.Name)
+		if err != nil {
+			errs[n.Name] = err
+			continue
+		}
+		vals[n.Name] = v
+	}
+	return vals, errs
 }
 
 // readInto reads the file at path (a host path) into buf's storage, growing
