@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/nicdiag/nicdiag/finding"
@@ -195,30 +194,21 @@ func SelectNICs(all []nicinfo.NIC, names []string) ([]nicinfo.NIC, error) {
 	var out []nicinfo.NIC
 	seen := map[string]bool{}
 	for _, name := range names {
-		found := false
-		for _, n := range all {
-			if n.Name == name {
-				found = true
-				if !seen[n.Name] {
-					seen[n.Name] = true
-					out = append(out, n)
-				}
-				break
-			}
-		}
-		if !found {
+		match := func(n nicinfo.NIC) bool { return n.Name == name }
+		if addr := normBDF(name); addr != "" && !slices.ContainsFunc(all, match) {
 			// A PCI address names the interfaces of that function (one,
 			// or several on a card with more ports per function).
-			if addr := normBDF(name); addr != "" {
-				for _, n := range all {
-					if n.PCI != nil && n.PCI.Address == addr {
-						found = true
-						if !seen[n.Name] {
-							seen[n.Name] = true
-							out = append(out, n)
-						}
-					}
-				}
+			match = func(n nicinfo.NIC) bool { return n.PCI != nil && n.PCI.Address == addr }
+		}
+		found := false
+		for _, n := range all {
+			if !match(n) {
+				continue
+			}
+			found = true
+			if !seen[n.Name] {
+				seen[n.Name] = true
+				out = append(out, n)
 			}
 		}
 		if !found {
@@ -393,15 +383,5 @@ func dedupe(fs []finding.Finding) []finding.Finding {
 		seen[k] = true
 		out = append(out, f)
 	}
-	return out
-}
-
-// SortedBudgets returns the report's budgets ordered by interface name.
-func (r *Report) SortedBudgets() []*Budget {
-	out := make([]*Budget, 0, len(r.Budgets))
-	for _, b := range r.Budgets {
-		out = append(out, b)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Interface < out[j].Interface })
 	return out
 }
