@@ -7,6 +7,7 @@ package exporter
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"sync"
 	"time"
@@ -208,7 +209,4 @@ func build(ctx context.Context, root string) (*snapshotMetrics, error) {
 	return &snapshotMetrics{metrics: ms}, nil
 }
 
-func hex4(v uint16) string {
-	const digits = "0123456789abcdef"
-	return "0x" + string([]byte{digits[v>>12], digits[v>>8&15], digits[v>>4&15], digits[v&15]})
-}
+func hex4(v uint16) string { return fmt.Sprintf("0x%04x", v) }
