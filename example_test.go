@@ -5,13 +5,13 @@ import (
 	"fmt"
 
 	"github.com/nicdiag/nicdiag"
-	"github.com/nicdiag/nicdiag/pcie"
+	"github.com/nicdiag/nicdiag/budget"
 )
 
 // The seed case: a dual-port 82576 on a mini-PCIe→x1 adapter, forwarding in
 // both directions with 1518-byte frames.
 func ExampleExplain() {
-	b, err := nicdiag.Explain(context.Background(), "enp1s0f0", pcie.Workload{},
+	b, err := nicdiag.Explain(context.Background(), "enp1s0f0", budget.Workload{},
 		nicdiag.WithRoot("testdata/snapshots/82576-minipcie-x1"))
 	if err != nil {
 		fmt.Println(err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/nicdiag/nicdiag/budget"
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/nicinfo"
 	"github.com/nicdiag/nicdiag/pcie"
@@ -15,14 +16,14 @@ const snaps = "testdata/snapshots/"
 // The seed case (shared/seeds, notes/pcie-model.md §4.1): a dual 82576 on a
 // mini-PCIe→x1 adapter forwards both ways at just under 1400 Mb/s.
 func TestExplainSeed82576(t *testing.T) {
-	b, err := Explain(context.Background(), "enp1s0f0", pcie.Workload{}, WithRoot(snaps+"82576-minipcie-x1"))
+	b, err := Explain(context.Background(), "enp1s0f0", budget.Workload{}, WithRoot(snaps+"82576-minipcie-x1"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.Bound != pcie.BoundPCIe {
+	if b.Bound != budget.BoundPCIe {
 		t.Errorf("bound = %s, want pcie", b.Bound)
 	}
-	if b.Workload.Ports != 2 || b.Workload.Direction != pcie.Both || b.Workload.FrameBytes != 1518 || b.Workload.PortMbps != 1000 {
+	if b.Workload.Ports != 2 || b.Workload.Direction != budget.Both || b.Workload.FrameBytes != 1518 || b.Workload.PortMbps != 1000 {
 		t.Errorf("default workload = %+v, want 2 ports × 1000 Mb/s, both, 1518 B", b.Workload)
 	}
 	if c := b.CeilingMbps; c.Nominal < 1300 || c.Nominal > 1490 || c.Low > c.Nominal || c.High < c.Nominal {
@@ -37,38 +38,38 @@ func TestExplainSeed82576(t *testing.T) {
 }
 
 func TestExplainOneWayIsEthernetBound(t *testing.T) {
-	b, err := Explain(context.Background(), "enp1s0f0", pcie.Workload{Direction: pcie.Forward}, WithRoot(snaps+"82576-minipcie-x1"))
+	b, err := Explain(context.Background(), "enp1s0f0", budget.Workload{Direction: budget.Forward}, WithRoot(snaps+"82576-minipcie-x1"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.Bound != pcie.BoundEthernet || b.CeilingMbps.Nominal < 980 || b.CeilingMbps.Nominal > 990 {
+	if b.Bound != budget.BoundEthernet || b.CeilingMbps.Nominal < 980 || b.CeilingMbps.Nominal > 990 {
 		t.Errorf("one-way forwarding: %s-bound at %.0f Mb/s, want ethernet-bound at 987", b.Bound, b.CeilingMbps.Nominal)
 	}
 }
 
 func TestExplainI350SameAdapterIsEthernetBound(t *testing.T) {
-	b, err := Explain(context.Background(), "enp1s0f0", pcie.Workload{}, WithRoot(snaps+"i350-minipcie-x1"))
+	b, err := Explain(context.Background(), "enp1s0f0", budget.Workload{}, WithRoot(snaps+"i350-minipcie-x1"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.Bound != pcie.BoundEthernet {
+	if b.Bound != budget.BoundEthernet {
 		t.Errorf("I350 at 5 GT/s x1: bound %s, want ethernet", b.Bound)
 	}
 }
 
 func TestExplainVirtualAndUnknown(t *testing.T) {
-	_, err := Explain(context.Background(), "eth0", pcie.Workload{}, WithRoot(snaps+"virtio-kvm"))
+	_, err := Explain(context.Background(), "eth0", budget.Workload{}, WithRoot(snaps+"virtio-kvm"))
 	if !errors.Is(err, ErrNoPCIePath) {
 		t.Errorf("virtio: err = %v, want ErrNoPCIePath", err)
 	}
-	_, err = Explain(context.Background(), "nosuch0", pcie.Workload{}, WithRoot(snaps+"virtio-kvm"))
+	_, err = Explain(context.Background(), "nosuch0", budget.Workload{}, WithRoot(snaps+"virtio-kvm"))
 	if err == nil {
 		t.Error("unknown interface: no error")
 	}
 }
 
-func codes(fs []finding.Finding) map[string]finding.Severity {
-	m := map[string]finding.Severity{}
+func codes(fs []finding.Finding) map[finding.Code]finding.Severity {
+	m := map[finding.Code]finding.Severity{}
 	for _, f := range fs {
 		if s, ok := m[f.Code]; !ok || f.Severity > s {
 			m[f.Code] = f.Severity
@@ -130,8 +131,8 @@ func TestCheckInterfaceFilter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.NICs) != 1 || r.NICs[0].Name != "enp1s0f1" {
-		t.Fatalf("NICs = %v, want enp1s0f1 only", r.NICs)
+	if got := r.Interfaces(); len(got) != 1 || got[0] != "enp1s0f1" {
+		t.Fatalf("NICs = %v, want enp1s0f1 only", got)
 	}
 	if _, ok := codes(r.Findings)[finding.PCIeBottleneck]; !ok {
 		t.Error("the shared link's bottleneck is missing when checking the second port alone")
@@ -144,7 +145,7 @@ func TestCheckInterfaceFilter(t *testing.T) {
 func BenchmarkExplain(b *testing.B) {
 	ctx := context.Background()
 	for b.Loop() {
-		if _, err := Explain(ctx, "enp1s0f0", pcie.Workload{}, WithRoot(snaps+"82576-minipcie-x1")); err != nil {
+		if _, err := Explain(ctx, "enp1s0f0", budget.Workload{}, WithRoot(snaps+"82576-minipcie-x1")); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -173,9 +174,10 @@ func TestCheckFirecrackerSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.NICs) != 1 || r.NICs[0].Name != "eth0" || r.NICs[0].PCI == nil ||
-		r.NICs[0].PCI.Address != "0000:00:03.0" || r.NICs[0].Driver != "virtio_net" || r.NICs[0].PCI.Driver != "virtio-pci" {
-		t.Fatalf("NICs = %+v, want eth0 = virtio_net on 0000:00:03.0", r.NICs)
+	sel := r.Host.Selected
+	if len(sel) != 1 || sel[0].Name != "eth0" || sel[0].PCI == nil ||
+		sel[0].PCI.Address != "0000:00:03.0" || sel[0].Driver != "virtio_net" || sel[0].PCI.Driver != "virtio-pci" {
+		t.Fatalf("NICs = %+v, want eth0 = virtio_net on 0000:00:03.0", sel)
 	}
 	for _, f := range r.Findings {
 		if f.Code == finding.PCIeBottleneck || f.Code == finding.PCIeLinkDowngraded || f.Code == finding.NICMisidentified {
@@ -200,7 +202,7 @@ func BenchmarkBudget(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := budget(n, nics, path, pcie.Workload{}); err != nil {
+		if _, err := budget.For(n, nil, path, budget.Workload{}); err != nil {
 			b.Fatal(err)
 		}
 	}

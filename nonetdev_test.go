@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nicdiag/nicdiag/budget"
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/internal/snaptest"
 	"github.com/nicdiag/nicdiag/nicinfo"
-	"github.com/nicdiag/nicdiag/pcie"
 )
 
 // Explain by PCI address for a vfio-pci function: the DPDK profile, the
@@ -19,7 +19,7 @@ import (
 func TestExplainNoNetdevByAddress(t *testing.T) {
 	ctx := context.Background()
 	for _, addr := range []string{"0000:01:00.1", "01:00.1"} {
-		b, err := Explain(ctx, addr, pcie.Workload{}, WithRoot(snaps+"i350-dpdk-vfio"))
+		b, err := Explain(ctx, addr, budget.Workload{}, WithRoot(snaps+"i350-dpdk-vfio"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -29,24 +29,24 @@ func TestExplainNoNetdevByAddress(t *testing.T) {
 		if !strings.HasPrefix(b.Profile, "DPDK") || !strings.Contains(b.ProfileBasis, "DPDK") {
 			t.Errorf("profile %q (%s)", b.Profile, b.ProfileBasis)
 		}
-		if !strings.Contains(b.PortSpeedSource, "chip maximum") || b.Workload.PortMbps != 1000 || b.Workload.Ports != 2 {
+		if b.PortSpeedSource != budget.FromChip || b.Workload.PortMbps != 1000 || b.Workload.Ports != 2 {
 			t.Errorf("port speed %v from %q, %d ports", b.Workload.PortMbps, b.PortSpeedSource, b.Workload.Ports)
 		}
-		if b.Bound != pcie.BoundEthernet || b.LimitingHop != "0000:00:1c.0" {
+		if b.Bound != budget.BoundEthernet || b.LimitingHop != "0000:00:1c.0" {
 			t.Errorf("bound %s at %s", b.Bound, b.LimitingHop)
 		}
 	}
 	// The igb port next to it keeps its own profile and negotiated speed.
-	b, err := Explain(ctx, "enp1s0f0", pcie.Workload{}, WithRoot(snaps+"i350-dpdk-vfio"))
-	if err != nil || strings.HasPrefix(b.Profile, "DPDK") || !strings.Contains(b.PortSpeedSource, "driver") {
+	b, err := Explain(ctx, "enp1s0f0", budget.Workload{}, WithRoot(snaps+"i350-dpdk-vfio"))
+	if err != nil || strings.HasPrefix(b.Profile, "DPDK") || b.PortSpeedSource != budget.FromDriver {
 		t.Fatalf("enp1s0f0: %v %+v", err, b)
 	}
 	// 64-byte frames both ways: the Gen2 x1 link, not Ethernet, binds.
-	b, err = Explain(ctx, "0000:01:00.1", pcie.Workload{FrameBytes: 64}, WithRoot(snaps+"i350-dpdk-vfio"))
-	if err != nil || b.Bound != pcie.BoundPCIe || b.CeilingMbps.Nominal >= b.EthernetMbps {
+	b, err = Explain(ctx, "0000:01:00.1", budget.Workload{FrameBytes: 64}, WithRoot(snaps+"i350-dpdk-vfio"))
+	if err != nil || b.Bound != budget.BoundPCIe || b.CeilingMbps.Nominal >= b.EthernetMbps {
 		t.Fatalf("64-byte frames: %v, %s-bound, %.0f of %.0f", err, b.Bound, b.CeilingMbps.Nominal, b.EthernetMbps)
 	}
-	if _, err := Explain(ctx, "0000:01:00.7", pcie.Workload{}, WithRoot(snaps+"i350-dpdk-vfio")); !errors.Is(err, nicinfo.ErrNoInterface) {
+	if _, err := Explain(ctx, "0000:01:00.7", budget.Workload{}, WithRoot(snaps+"i350-dpdk-vfio")); !errors.Is(err, nicinfo.ErrNoInterface) {
 		t.Errorf("unknown address: %v", err)
 	}
 }
@@ -57,16 +57,20 @@ func TestCheckIncludesNoNetdev(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.NICs) != 1 || len(r.NoNetdev) != 1 || r.NoNetdev[0].Address != "0000:01:00.1" {
-		t.Fatalf("nics %d, no-netdev %+v", len(r.NICs), r.NoNetdev)
+	nics, bare := split(r)
+	if len(nics) != 1 || len(bare) != 1 || bare[0].ID() != "0000:01:00.1" || bare[0].NoNetdev == nil {
+		t.Fatalf("nics %d, no-netdev %+v", len(nics), bare)
 	}
-	if r.Paths["0000:01:00.1"] == nil || r.Budgets["0000:01:00.1"] == nil || !strings.HasPrefix(r.Budgets["0000:01:00.1"].Profile, "DPDK") {
-		t.Errorf("paths %v, budgets %v", r.Paths, r.Budgets)
+	if bare[0].Path == nil || bare[0].Budget == nil || !strings.HasPrefix(bare[0].Budget.Profile, "DPDK") {
+		t.Errorf("path %v, budget %v", bare[0].Path, bare[0].Budget)
 	}
 	// Asked for by address only.
 	r, err = Check(ctx, WithRoot(snaps+"i350-dpdk-vfio"), WithInterfaces("0000:01:00.1"))
-	if err != nil || len(r.NICs) != 0 || len(r.NoNetdev) != 1 {
-		t.Fatalf("%v: nics %d, no-netdev %d", err, len(r.NICs), len(r.NoNetdev))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nics, bare := split(r); len(nics) != 0 || len(bare) != 1 {
+		t.Fatalf("nics %d, no-netdev %d", len(nics), len(bare))
 	}
 	if len(r.Findings) == 0 || r.Findings[0].Code != finding.PCIeSlotLimited || r.Findings[0].Subject != "0000:01:00.1" {
 		t.Errorf("findings %+v", r.Findings)
@@ -75,8 +79,12 @@ func TestCheckIncludesNoNetdev(t *testing.T) {
 		t.Errorf("enp1s0f1 is gone: %v", err)
 	}
 	r, err = Check(ctx, WithRoot(snaps+"i350-minipcie-x1"))
-	if err != nil || len(r.NoNetdev) != 0 || len(r.Budgets) != 2 {
-		t.Fatalf("i350-minipcie-x1: %v, %d no-netdev, %d budgets", err, len(r.NoNetdev), len(r.Budgets))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nics, bare = split(r)
+	if len(bare) != 0 || len(nics) != 2 || nics[0].Budget == nil || nics[1].Budget == nil {
+		t.Fatalf("i350-minipcie-x1: %d no-netdev, %+v", len(bare), nics)
 	}
 }
 
@@ -111,4 +119,16 @@ func TestCheckNoNetdevBottleneck(t *testing.T) {
 		!strings.Contains(bn.Evidence["port_speed_source"], "chip maximum") || bn.Evidence["limiting_hop"] != "0000:00:1c.0" {
 		t.Errorf("%+v", bn)
 	}
+}
+
+// split returns the selected NICs with a netdev and those without.
+func split(r *Report) (nics, bare []*NIC) {
+	for _, n := range r.Host.Selected {
+		if n.Netdev() {
+			nics = append(nics, n)
+		} else {
+			bare = append(bare, n)
+		}
+	}
+	return nics, bare
 }

@@ -5,7 +5,7 @@ import (
 	"github.com/nicdiag/nicdiag/pcie"
 )
 
-// Option configures Check and Explain.
+// Option configures Inspect, Check and Explain.
 type Option func(*options)
 
 type options struct {
@@ -22,8 +22,9 @@ func WithRoot(dir string) Option { return func(o *options) { o.root = dir } }
 // WithPCIIDs names the pci.ids file to take device names from.
 func WithPCIIDs(path string) Option { return func(o *options) { o.pciIDs = path } }
 
-// WithInterfaces restricts Check to the named interfaces; by default it
-// checks every physical one.
+// WithInterfaces selects the NICs to judge: interface names or PCI
+// addresses (of an interface's function, or of a function without a
+// netdev). By default every physical NIC is selected.
 func WithInterfaces(names ...string) Option {
 	return func(o *options) { o.ifaces = append(o.ifaces, names...) }
 }
@@ -56,4 +57,12 @@ func (o options) nicinfo() []nicinfo.Option {
 
 func (o options) pcie() []pcie.Option {
 	return []pcie.Option{pcie.WithRoot(o.root)}
+}
+
+// rootDir is the directory read: "/" for the live host.
+func (o options) rootDir() string {
+	if o.root == "" {
+		return "/"
+	}
+	return o.root
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/nicdiag/nicdiag"
-	"github.com/nicdiag/nicdiag/irq"
+	"github.com/nicdiag/nicdiag/pcie"
 )
 
 // DefaultTTL is how long one check serves scrapes: PCIe links, identities
@@ -65,7 +65,7 @@ func New(opts ...Option) *Collector {
 
 var (
 	descInfo = prometheus.NewDesc("nicdiag_nic_info",
-		"A network interface with its joined identity: PCI function, drivers, chip, NUMA node.",
+		"A physical NIC with its joined identity: PCI function, drivers, chip, NUMA node. iface is the interface, or the PCI address of a function without a netdev (vfio-pci, DPDK, no driver), as in every nicdiag series.",
 		[]string{"iface", "pci", "driver", "pci_driver", "chip", "vendor_id", "device_id", "bus", "numa"}, nil)
 	descSpeed = prometheus.NewDesc("nicdiag_nic_link_speed_bits_per_second",
 		"Ethernet link speed the driver reports; absent when unknown.", []string{"iface"}, nil)
@@ -82,7 +82,7 @@ var (
 		"Ethernet frame bits per second per direction the default workload's ports need at line rate.",
 		[]string{"iface"}, nil)
 	descFinding = prometheus.NewDesc("nicdiag_finding",
-		"A finding of nicdiag check (1 while it holds); severity 0 info, 1 warn, 2 error.",
+		"A finding of nicdiag check: 1 while it holds, labelled with its code, its severity (info, warn or error) and its subject (an interface or a PCI address).",
 		[]string{"code", "severity", "subject"}, nil)
 	descQueueCPU = prometheus.NewDesc("nicdiag_queue_irq_effective_cpu",
 		"Where each NIC queue's IRQ lands (1 per CPU in its effective affinity).",
@@ -155,58 +155,58 @@ func build(ctx context.Context, root string) (*snapshotMetrics, error) {
 	add := func(d *prometheus.Desc, v float64, labels ...string) {
 		ms = append(ms, prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...))
 	}
-	for _, n := range r.NICs {
+	for _, n := range r.Host.Selected {
+		id := n.ID()
 		pci, pciDriver, chip, vendor, device := "", "", "", "", ""
 		if n.PCI != nil {
-			pci, pciDriver, chip = n.PCI.Address, n.PCI.Driver, n.PCI.DeviceName
+			pci, pciDriver, chip = string(n.PCI.Address), n.PCI.Driver, n.PCI.DeviceName
 			vendor, device = hex4(n.PCI.VendorID), hex4(n.PCI.DeviceID)
 		}
-		add(descInfo, 1, n.Name, pci, n.Driver, pciDriver, chip, vendor, device, string(n.Bus), strconv.Itoa(n.NUMANode))
+		add(descInfo, 1, id, pci, n.Driver, pciDriver, chip, vendor, device, string(n.Bus), strconv.Itoa(n.NUMANode))
 		if n.Link.SpeedMbps > 0 {
-			add(descSpeed, float64(n.Link.SpeedMbps)*1e6, n.Name)
+			add(descSpeed, float64(n.Link.SpeedMbps)*1e6, id)
 		}
-		if n.PCI == nil {
-			continue
+		if n.Judged() && n.Path != nil {
+			addHops(add, id, n.Path)
 		}
-		if p := r.Paths[n.PCI.Address]; p != nil {
-			for i, h := range p.Hops {
-				hop := strconv.Itoa(i)
-				if h.Speed > 0 {
-					add(descHopSpeed, h.Speed*1e9, n.Name, hop, h.Upstream.Address, h.Downstream.Address, "current")
-				}
-				if h.CapableSpeed > 0 {
-					add(descHopSpeed, h.CapableSpeed*1e9, n.Name, hop, h.Upstream.Address, h.Downstream.Address, "capable")
-				}
-				if h.Width > 0 {
-					add(descHopWidth, float64(h.Width), n.Name, hop, h.Upstream.Address, h.Downstream.Address, "current")
-				}
-				if h.CapableWidth > 0 {
-					add(descHopWidth, float64(h.CapableWidth), n.Name, hop, h.Upstream.Address, h.Downstream.Address, "capable")
+		if b := n.Budget; b != nil {
+			bound, hop := string(b.Bound), string(b.LimitingHop)
+			add(descCeiling, b.CeilingMbps.Nominal*1e6, id, bound, hop, "nominal")
+			add(descCeiling, b.CeilingMbps.Low*1e6, id, bound, hop, "low")
+			add(descCeiling, b.CeilingMbps.High*1e6, id, bound, hop, "high")
+			add(descDemand, b.EthernetMbps*1e6, id)
+		}
+		if q := n.Queues; q != nil {
+			for _, q := range q.DataQueues() {
+				for _, cpu := range q.CPUs {
+					add(descQueueCPU, 1, id, strconv.Itoa(q.Index), q.Kind, strconv.Itoa(q.IRQ), strconv.Itoa(cpu))
 				}
 			}
-		}
-		if b := r.Budgets[n.Name]; b != nil {
-			bound := string(b.Bound)
-			add(descCeiling, b.CeilingMbps.Nominal*1e6, n.Name, bound, b.LimitingHop, "nominal")
-			add(descCeiling, b.CeilingMbps.Low*1e6, n.Name, bound, b.LimitingHop, "low")
-			add(descCeiling, b.CeilingMbps.High*1e6, n.Name, bound, b.LimitingHop, "high")
-			add(descDemand, b.EthernetMbps*1e6, n.Name)
 		}
 	}
 	for _, f := range r.Findings {
-		add(descFinding, 1, f.Code, f.Severity.String(), f.Subject)
-	}
-	if x, err := irq.ReadInterrupts(ctx, irq.WithRoot(root)); err == nil {
-		for _, n := range r.NICs {
-			nq := irq.MapQueues(n, x, irq.WithRoot(root))
-			for _, q := range nq.DataQueues() {
-				for _, cpu := range q.CPUs {
-					add(descQueueCPU, 1, nq.NIC, strconv.Itoa(q.Index), q.Kind, strconv.Itoa(q.IRQ), strconv.Itoa(cpu))
-				}
-			}
-		}
+		add(descFinding, 1, string(f.Code), f.Severity.String(), f.Subject)
 	}
 	return &snapshotMetrics{metrics: ms}, nil
+}
+
+// addHops adds the trained and capable speed and width of every hop of p.
+func addHops(add func(*prometheus.Desc, float64, ...string), id string, p *pcie.Path) {
+	for i, h := range p.Hops {
+		hop, up, down := strconv.Itoa(i), string(h.Upstream.Address), string(h.Downstream.Address)
+		if h.Speed > 0 {
+			add(descHopSpeed, h.Speed*1e9, id, hop, up, down, "current")
+		}
+		if h.CapableSpeed > 0 {
+			add(descHopSpeed, h.CapableSpeed*1e9, id, hop, up, down, "capable")
+		}
+		if h.Width > 0 {
+			add(descHopWidth, float64(h.Width), id, hop, up, down, "current")
+		}
+		if h.CapableWidth > 0 {
+			add(descHopWidth, float64(h.CapableWidth), id, hop, up, down, "capable")
+		}
+	}
 }
 
 func hex4(v uint16) string { return fmt.Sprintf("0x%04x", v) }

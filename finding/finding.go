@@ -47,25 +47,28 @@ func (s *Severity) UnmarshalText(b []byte) error {
 	return fmt.Errorf("finding: unknown severity %q", b)
 }
 
+// Code is a finding's stable dotted identifier ("pcie.bottleneck").
+type Code string
+
 // Codes in use. The README lists each with its meaning and the usual fix.
 const (
-	PCIeLinkDowngraded     = "pcie.link_downgraded"
-	PCIeSlotLimited        = "pcie.slot_limited"
-	PCIeBottleneck         = "pcie.bottleneck"
-	PCIeIdleDowntrained    = "pcie.idle_downtrained"
-	NICMisidentified       = "nic.misidentified"
-	NICLinkBelowCapability = "nic.link_below_capability"
-	NICSingleQueue         = "nic.single_queue"
-	NICUSBBus              = "nic.usb_bus"
-	IRQAffinityConcentrate = "irq.affinity_concentrated"
-	IRQHotCore             = "irq.hot_core"
-	SoftnetDrops           = "softnet.drops"
-	SoftnetSqueeze         = "softnet.squeeze"
+	PCIeLinkDowngraded     Code = "pcie.link_downgraded"
+	PCIeSlotLimited        Code = "pcie.slot_limited"
+	PCIeBottleneck         Code = "pcie.bottleneck"
+	PCIeIdleDowntrained    Code = "pcie.idle_downtrained"
+	NICMisidentified       Code = "nic.misidentified"
+	NICLinkBelowCapability Code = "nic.link_below_capability"
+	NICSingleQueue         Code = "nic.single_queue"
+	NICUSBBus              Code = "nic.usb_bus"
+	IRQAffinityConcentrate Code = "irq.affinity_concentrated"
+	IRQHotCore             Code = "irq.hot_core"
+	SoftnetDrops           Code = "softnet.drops"
+	SoftnetSqueeze         Code = "softnet.squeeze"
 )
 
 // Finding is one verdict. The JSON field names are a stable contract.
 type Finding struct {
-	Code     string   `json:"code"`
+	Code     Code     `json:"code"`
 	Severity Severity `json:"severity"`
 	// Subject is an interface name or a PCI address.
 	Subject string `json:"subject"`

@@ -37,7 +37,7 @@ func TestSortAndWorst(t *testing.T) {
 	Sort(fs)
 	got := ""
 	for _, f := range fs {
-		got += f.Severity.String() + ":" + f.Code + ":" + f.Subject + " "
+		got += f.Severity.String() + ":" + string(f.Code) + ":" + f.Subject + " "
 	}
 	if want := "error:a:z warn:a:x warn:a:y info:b:x "; got != want {
 		t.Errorf("Sort = %q, want %q", got, want)

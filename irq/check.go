@@ -40,21 +40,33 @@ func Check(ctx context.Context, nics []nicinfo.NIC, opts ...Option) ([]finding.F
 			continue
 		}
 		var nq NICQueues
-		ncpu := 0 // unknown without /proc/interrupts
 		if x != nil {
-			ncpu = len(x.CPUs)
 			nq = mapQueues(o.root, n, x)
-			if f, ok := concentrated(nq, len(x.CPUs)); ok {
-				out = append(out, f)
-			}
 		}
 		st, _ := readSteering(o.root, n.Name)
-		if f, ok := singleQueue(n, nq, st); ok && ncpu != 1 {
-			out = append(out, f)
-		}
+		out = append(out, CheckQueues(n, nq, st, x)...)
 	}
 	finding.Sort(out)
 	return out, nil
+}
+
+// CheckQueues returns the static verdicts on one NIC from facts already
+// read: its queue map nq (from MapQueues), its receive steering st and the
+// parsed /proc/interrupts x (nil when unreadable: then only
+// nic.single_queue is judged, and it is not raised on a one-CPU host).
+func CheckQueues(n nicinfo.NIC, nq NICQueues, st Steering, x *Interrupts) []finding.Finding {
+	var out []finding.Finding
+	ncpu := 0 // unknown without /proc/interrupts
+	if x != nil {
+		ncpu = len(x.CPUs)
+		if f, ok := concentrated(nq, ncpu); ok {
+			out = append(out, f)
+		}
+	}
+	if f, ok := singleQueue(n, nq, st); ok && ncpu != 1 {
+		out = append(out, f)
+	}
+	return out
 }
 
 // concentrated reports a NIC with two or more receive vectors (rx or txrx)

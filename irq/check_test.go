@@ -6,6 +6,7 @@ import (
 
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/pcie"
 )
 
 func TestCheck(t *testing.T) {
@@ -27,7 +28,9 @@ func TestCheck(t *testing.T) {
 		"sys/class/net/eth1/queues/rx-0/rps_cpus": "0\n",
 		"sys/class/net/eth3/queues/rx-0/rps_cpus": "e\n",
 	})
-	pci := func(a string, irqs ...int) *nicinfo.PCIFunction { return &nicinfo.PCIFunction{Address: a, IRQs: irqs} }
+	pci := func(a string, irqs ...int) *nicinfo.PCIFunction {
+		return &nicinfo.PCIFunction{Address: pcie.Address(a), IRQs: irqs}
+	}
 	nics := []nicinfo.NIC{
 		{Name: "eth0", Bus: nicinfo.BusPCI, PCI: pci("0000:01:00.0", 40, 41, 42), Queues: nicinfo.Queues{RX: 2, TX: 2}},
 		{Name: "eth1", Bus: nicinfo.BusPCI, PCI: pci("0000:03:00.0", 50), Queues: nicinfo.Queues{RX: 1, TX: 1}, Link: nicinfo.Link{SpeedMbps: 1000}},

@@ -94,7 +94,7 @@ func mapQueues(r fsroot.Root, nic nicinfo.NIC, x *Interrupts) NICQueues {
 	bdf := ""
 	var msi []int
 	if nic.PCI != nil {
-		bdf = nic.PCI.Address
+		bdf = string(nic.PCI.Address)
 		msi = nic.PCI.IRQs
 	}
 	out.PCI = bdf

@@ -35,7 +35,7 @@ func router(n int, hot int, pct, others float64, drop, squeeze, processed float6
 func codes(fs []finding.Finding) string {
 	var s []string
 	for _, f := range fs {
-		s = append(s, f.Severity.String()+" "+f.Code+" "+f.Subject)
+		s = append(s, f.Severity.String()+" "+string(f.Code)+" "+f.Subject)
 	}
 	return strings.Join(s, "; ")
 }

@@ -15,7 +15,7 @@ func ExampleCheckIdentity() {
 	for fn := range 4 {
 		nics = append(nics, nicinfo.NIC{
 			Name: fmt.Sprintf("enp1s0f%d", fn), Bus: nicinfo.BusPCI, Driver: "atl1c",
-			PCI: &nicinfo.PCIFunction{Address: fmt.Sprintf("0000:01:00.%d", fn),
+			PCI: &nicinfo.PCIFunction{Address: pcie.Address(fmt.Sprintf("0000:01:00.%d", fn)),
 				VendorID: 0x1969, DeviceID: 0x1083, Driver: "atl1c",
 				Link: &pcie.LinkAttrs{MaxSpeed: 8, MaxWidth: 8}},
 			Link: nicinfo.Link{SpeedMbps: 25000, Duplex: "full",

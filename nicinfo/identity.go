@@ -170,32 +170,54 @@ type unit struct {
 	nics []NIC
 }
 
-// CheckIdentity returns a nic.misidentified finding for each card whose
-// reported facts contradict the chip its ID names, and a nic.usb_bus
-// finding for each USB adapter. A card is the functions of one PCI device
+// Identity is the identity verdict on one card: its finding and, typed,
+// what the finding covers, for checks that build on it.
+type Identity struct {
+	Finding finding.Finding
+	// Interfaces are every interface the verdict covers.
+	Interfaces []string
+	// Functions are the card's PCI functions (VFs left out).
+	Functions []pcie.Address
+	// Misidentified is true for nic.misidentified: the speed the driver
+	// reports for these interfaces is nominal, not a measurement.
+	Misidentified bool
+}
+
+// Identify returns the identity verdict on each card whose reported facts
+// contradict the chip its ID names (nic.misidentified), and on each USB
+// adapter (nic.usb_bus). A card is the functions of one PCI device
 // (domain:bus:device) that share a vendor:device ID, so the MikroTik's four
 // "AR8151" functions get one verdict; its subject is the interface name
-// when the card has one interface, else the first function's PCI address,
-// and Evidence["interfaces"] lists every interface it covers. Virtual and
-// emulated NICs are skipped: their speed is nominal and their PCIe link
-// emulated.
+// when the card has one interface, else the first function's PCI address.
+// Virtual and emulated NICs are skipped: their speed is nominal and their
+// PCIe link emulated.
 //
 // Severity: warn when the speed, link modes, PCIe capability or function
 // count contradict the chip (the printed figures cannot be trusted and
 // the real bound is elsewhere); info when the only oddity is a driver the
 // table does not list for the ID (out-of-tree and newer drivers bind more
 // IDs). Never error: a wrong name costs no throughput by itself.
-func CheckIdentity(nics []NIC) []finding.Finding {
-	var out []finding.Finding
+func Identify(nics []NIC) []Identity {
+	var out []Identity
 	for _, u := range groupUnits(nics) {
-		if f, ok := checkUnit(u); ok {
-			out = append(out, f)
+		if id, ok := checkUnit(u); ok {
+			out = append(out, id)
 		}
 	}
 	for _, n := range nics {
 		if n.Bus == BusUSB && Label(n) == LabelUSB {
-			out = append(out, usbFinding(n))
+			out = append(out, Identity{Finding: usbFinding(n), Interfaces: []string{n.Name}})
 		}
+	}
+	return out
+}
+
+// CheckIdentity returns the findings of Identify, worst first.
+func CheckIdentity(nics []NIC) []finding.Finding {
+	ids := Identify(nics)
+	out := make([]finding.Finding, len(ids))
+	for i := range ids {
+		out[i] = ids[i].Finding
 	}
 	finding.Sort(out)
 	return out
@@ -212,7 +234,7 @@ func groupUnits(nics []NIC) []unit {
 		}
 		key := "iface " + n.Name
 		if n.PCI != nil {
-			key = fmt.Sprintf("%s %04x:%04x", slotOf(n.PCI.Address), n.PCI.VendorID, n.PCI.DeviceID)
+			key = fmt.Sprintf("%s %04x:%04x", n.PCI.Address.Slot(), n.PCI.VendorID, n.PCI.DeviceID)
 		}
 		if i, ok := at[key]; ok {
 			units[i].nics = append(units[i].nics, n)
@@ -224,15 +246,7 @@ func groupUnits(nics []NIC) []unit {
 	return units
 }
 
-// slotOf returns "0000:01:00" for "0000:01:00.3"; other strings unchanged.
-func slotOf(addr string) string {
-	if i := strings.LastIndexByte(addr, '.'); i > 0 && pcie.IsAddress(addr) {
-		return addr[:i]
-	}
-	return addr
-}
-
-func checkUnit(u unit) (finding.Finding, bool) {
+func checkUnit(u unit) (Identity, bool) {
 	first := u.nics[0]
 	row, known := ChipOf(first)
 	chip := chipName(first, row, known)
@@ -254,7 +268,8 @@ func checkUnit(u unit) (finding.Finding, bool) {
 		}
 	}
 	ev := map[string]string{}
-	var names, addrs []string
+	var names []string
+	var addrs []pcie.Address
 	var lnkGTs float64
 	var lnkWidth int
 	for _, n := range u.nics {
@@ -322,7 +337,7 @@ func checkUnit(u unit) (finding.Finding, bool) {
 		ev["chip_max_functions"] = strconv.Itoa(row.MaxPFs)
 	}
 	if len(cs) == 0 {
-		return finding.Finding{}, false
+		return Identity{}, false
 	}
 
 	sev := finding.Info
@@ -347,7 +362,7 @@ func checkUnit(u unit) (finding.Finding, bool) {
 	ev["interfaces"] = strings.Join(names, " ")
 	if first.PCI != nil {
 		ev["pci_id"] = fmt.Sprintf("%04x:%04x", first.PCI.VendorID, first.PCI.DeviceID)
-		ev["pci_functions"] = strings.Join(addrs, " ")
+		ev["pci_functions"] = joinAddrs(addrs)
 		if first.PCI.DeviceName != "" {
 			ev["pci_name"] = first.PCI.DeviceName
 		}
@@ -371,14 +386,14 @@ func checkUnit(u unit) (finding.Finding, bool) {
 		Evidence: ev,
 	}
 	if len(u.nics) > 1 && len(addrs) > 0 {
-		f.Subject = addrs[0]
+		f.Subject = string(addrs[0])
 	}
 	// who names the card: "eth0 (8086:15d7)", or for several interfaces
 	// "1969:1083 at 0000:01:00 (enp1s0f0, enp1s0f1)".
 	who := first.Name
 	switch {
 	case first.PCI != nil && len(names) > 1:
-		who = fmt.Sprintf("%s at %s (%s)", ev["pci_id"], slotOf(first.PCI.Address), strings.Join(names, ", "))
+		who = fmt.Sprintf("%s at %s (%s)", ev["pci_id"], first.PCI.Address.Slot(), strings.Join(names, ", "))
 	case first.PCI != nil:
 		who = fmt.Sprintf("%s (%s)", first.Name, ev["pci_id"])
 	}
@@ -426,7 +441,7 @@ func checkUnit(u unit) (finding.Finding, bool) {
 		f.Fix = "Check that this driver is meant for the card; out-of-tree or newer drivers may bind " +
 			"more IDs than the table lists."
 	}
-	return f, true
+	return Identity{Finding: f, Interfaces: names, Functions: addrs, Misidentified: true}, true
 }
 
 // findMasquerade matches a known masquerade by ID and LnkCap.
@@ -635,4 +650,12 @@ func linkFix(best string, speed int, half bool, autoneg *bool) string {
 	}
 	out := strings.Join(s, "; ")
 	return strings.ToUpper(out[:1]) + out[1:] + "."
+}
+
+func joinAddrs(a []pcie.Address) string {
+	s := make([]string, len(a))
+	for i, x := range a {
+		s[i] = string(x)
+	}
+	return strings.Join(s, " ")
 }

@@ -26,7 +26,7 @@ func ccr2004() []NIC {
 	for fn := range 4 {
 		nics = append(nics, NIC{
 			Name: "enp1s0f" + string(rune('0'+fn)), Bus: BusPCI, Driver: "atl1c", OperState: "up",
-			PCI: &PCIFunction{Address: "0000:01:00." + string(rune('0'+fn)), VendorID: 0x1969,
+			PCI: &PCIFunction{Address: pcie.Address("0000:01:00." + string(rune('0'+fn))), VendorID: 0x1969,
 				DeviceID: 0x1083, Driver: "atl1c",
 				Link: &pcie.LinkAttrs{CurrentSpeed: 8, CurrentWidth: 8, MaxSpeed: 8, MaxWidth: 8}},
 			Link: Link{SpeedMbps: 25000, Duplex: "full", Autoneg: boolp(true), Supported: fastModes},
@@ -63,7 +63,7 @@ func e1000eFixture(device uint16) NIC {
 
 func rulesOf(f finding.Finding) []string { return strings.Fields(f.Evidence["rules"]) }
 
-func onlyCode(fs []finding.Finding, code string) []finding.Finding {
+func onlyCode(fs []finding.Finding, code finding.Code) []finding.Finding {
 	var out []finding.Finding
 	for _, f := range fs {
 		if f.Code == code {
@@ -137,7 +137,7 @@ func TestIdentityUnknownMasquerade(t *testing.T) {
 func TestIdentityGenuine(t *testing.T) {
 	i350 := func(fn string) NIC { // hwloc fixture: I350 with Dell subsystem 1028:0000
 		return NIC{Name: "eno" + fn, Bus: BusPCI, Driver: "igb",
-			PCI: &PCIFunction{Address: "0000:02:00." + fn, VendorID: 0x8086, DeviceID: 0x1521,
+			PCI: &PCIFunction{Address: pcie.Address("0000:02:00." + fn), VendorID: 0x8086, DeviceID: 0x1521,
 				SubsystemVendor: 0x1028, Driver: "igb",
 				Link: &pcie.LinkAttrs{MaxSpeed: 5, MaxWidth: 4, CurrentSpeed: 5, CurrentWidth: 4}},
 			Link: Link{SpeedMbps: 1000, Duplex: "full", Supported: gigModes, Advertised: gigModes}}
@@ -151,7 +151,7 @@ func TestIdentityGenuine(t *testing.T) {
 	}
 	x710 := func(fn string) NIC { // X710 partitioned into 8 PFs (NPAR): not extra ports
 		return NIC{Name: "ens1f" + fn, Bus: BusPCI, Driver: "i40e",
-			PCI:  &PCIFunction{Address: "0000:5e:00." + fn, VendorID: 0x8086, DeviceID: 0x1572, Driver: "i40e"},
+			PCI:  &PCIFunction{Address: pcie.Address("0000:5e:00." + fn), VendorID: 0x8086, DeviceID: 0x1572, Driver: "i40e"},
 			Link: Link{SpeedMbps: 10000, Duplex: "full", Supported: []string{"10000baseSR/Full"}}}
 	}
 	cases := map[string][]NIC{
@@ -231,7 +231,7 @@ func TestIdentityVirtualAndVF(t *testing.T) {
 	vfs := []NIC{}
 	for _, a := range []string{"0000:05:10.0", "0000:05:10.4", "0000:05:11.0", "0000:05:11.4"} { // xeon ghw fixture
 		vfs = append(vfs, NIC{Name: "vf" + a[8:], Bus: BusPCI, Driver: "igbvf",
-			PCI:  &PCIFunction{Address: a, VendorID: 0x8086, DeviceID: 0x1520, Driver: "igbvf", PhysFn: "0000:05:00.0"},
+			PCI:  &PCIFunction{Address: pcie.Address(a), VendorID: 0x8086, DeviceID: 0x1520, Driver: "igbvf", PhysFn: "0000:05:00.0"},
 			Link: Link{SpeedMbps: 1000, Duplex: "full"}})
 	}
 	for n, want := range map[*NIC]string{&virtio: LabelVirtual, &netvsc: LabelVirtual, &qemuE1000: LabelEmulated, &vfs[0]: LabelVF} {

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
+
+	"github.com/nicdiag/nicdiag/pcie"
 )
 
 // List returns every network interface under the root, virtual ones
@@ -76,7 +78,8 @@ func build(ctx context.Context, o options, ifaces []string) ([]NIC, error) {
 		n.NUMANode = -1
 		r := reader{root: o.root, nic: n}
 		dev := r.readNetdev(name)
-		bdf, pciDir := "", ""
+		var bdf pcie.Address
+		pciDir := ""
 		if dev != "" {
 			bdf, pciDir = r.join(dev)
 		}
@@ -90,11 +93,11 @@ func build(ctx context.Context, o options, ifaces []string) ([]NIC, error) {
 		a := r.ethtool(ctx, o.ethtool)
 		if bdf == "" && a != nil && n.Bus != BusUSB {
 			// No device link in sysfs, but ethtool names a PCI function.
-			if b, err := ParseBDF(a.BusInfo); err == nil {
-				if d, err := o.root.Realpath("/sys/bus/pci/devices/" + b); err == nil {
+			if b, err := pcie.ParseAddress(a.BusInfo); err == nil && string(b) == strings.ToLower(a.BusInfo) {
+				if d, err := o.root.Realpath("/sys/bus/pci/devices/" + string(b)); err == nil {
 					bdf, pciDir = b, d
 					n.Bus = BusPCI
-					n.Warnings = append(n.Warnings, "sysfs has no device link; PCI function taken from ethtool bus-info "+b)
+					n.Warnings = append(n.Warnings, "sysfs has no device link; PCI function taken from ethtool bus-info "+string(b))
 				}
 			}
 		}
@@ -102,7 +105,7 @@ func build(ctx context.Context, o options, ifaces []string) ([]NIC, error) {
 			r.readPCI(ctx, bdf, pciDir)
 			f := n.PCI
 			q.Add(f.VendorID, f.DeviceID, f.SubsystemVendor, f.SubsystemDevice, f.Class)
-			if a != nil && a.BusInfo != "" && !strings.EqualFold(a.BusInfo, bdf) {
+			if a != nil && a.BusInfo != "" && !strings.EqualFold(a.BusInfo, string(bdf)) {
 				n.Warnings = append(n.Warnings, fmt.Sprintf("ethtool bus-info %q is not the PCI function sysfs names (%s)", clip(a.BusInfo), bdf))
 			}
 		}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/nicdiag/nicdiag/pcie"
 )
 
 const snapDir = "../testdata/snapshots"
@@ -61,7 +63,7 @@ func TestSnapshots(t *testing.T) {
 				t.Fatalf("bus %q, pci %v; want a PCI NIC", n.Bus, n.PCI)
 			}
 			f := n.PCI
-			if f.Address != w.bdf || f.VendorID != w.vendor || f.DeviceID != w.device || f.SubsystemVendor != w.sv || f.SubsystemDevice != w.sd {
+			if string(f.Address) != w.bdf || f.VendorID != w.vendor || f.DeviceID != w.device || f.SubsystemVendor != w.sv || f.SubsystemDevice != w.sd {
 				t.Errorf("PCI %s %04x:%04x sub %04x:%04x; want %s %04x:%04x sub %04x:%04x",
 					f.Address, f.VendorID, f.DeviceID, f.SubsystemVendor, f.SubsystemDevice, w.bdf, w.vendor, w.device, w.sv, w.sd)
 			}
@@ -80,7 +82,7 @@ func TestSnapshots(t *testing.T) {
 			if len(f.IRQs) != w.irqs || !slices.IsSorted(f.IRQs) {
 				t.Errorf("irqs %v; want %d sorted", f.IRQs, w.irqs)
 			}
-			if f.PhysFn != w.physfn || len(f.VFs) != w.vfs {
+			if string(f.PhysFn) != w.physfn || len(f.VFs) != w.vfs {
 				t.Errorf("physfn %q vfs %v; want %q and %d VFs", f.PhysFn, f.VFs, w.physfn, w.vfs)
 			}
 			if w.curGTs == 0 {
@@ -107,7 +109,7 @@ func TestSRIOVRelation(t *testing.T) {
 	if len(nics) < 8 {
 		t.Fatalf("%d NICs; the tree has 14", len(nics))
 	}
-	byAddr := map[string]*NIC{}
+	byAddr := map[pcie.Address]*NIC{}
 	for i := range nics {
 		byAddr[nics[i].PCI.Address] = &nics[i]
 	}
@@ -185,10 +187,10 @@ func TestLiveHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	want, _ := filepath.EvalSymlinks("/sys/class/net/eth0/device/..")
-	if n.Bus != BusPCI || n.PCI == nil || n.PCI.Address != filepath.Base(want) || n.Driver != "virtio_net" || n.PCI.Driver != "virtio-pci" {
+	if n.Bus != BusPCI || n.PCI == nil || string(n.PCI.Address) != filepath.Base(want) || n.Driver != "virtio_net" || n.PCI.Driver != "virtio-pci" {
 		t.Fatalf("eth0: bus %s pci %+v driver %s; want PCI %s, virtio_net over virtio-pci", n.Bus, n.PCI, n.Driver, filepath.Base(want))
 	}
-	if n.BusInfo != n.PCI.Address {
+	if n.BusInfo != string(n.PCI.Address) {
 		t.Errorf("ethtool bus-info %q != %s", n.BusInfo, n.PCI.Address)
 	}
 	if n.Link.SpeedMbps != SpeedUnknown && n.Link.SpeedMbps <= 0 {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/nicdiag/nicdiag/internal/fsroot"
+	"github.com/nicdiag/nicdiag/pcie"
 )
 
 // reader fills one NIC from sysfs and collects what it could not read.
@@ -146,14 +147,14 @@ func (r *reader) readSysfsLink(dir string) {
 // device: virtio's device is virtioN under the PCI function, a USB NIC's is
 // an interface (2-1:1.0) under the device (2-1). It returns the PCI address
 // and the kernel path of the PCI function, if any.
-func (r *reader) join(dev string) (bdf, pciDir string) {
+func (r *reader) join(dev string) (bdf pcie.Address, pciDir string) {
 	n := r.nic
 	if drv, err := r.root.LinkBase(dev + "/driver"); err == nil {
 		n.Driver = drv // the netdev's driver; ethtool's answer replaces it
 	}
 	for p := dev; p != "/sys/devices" && p != "/" && p != "."; p = path.Dir(p) {
 		base := path.Base(p)
-		if a, err := ParseBDF(base); err == nil {
+		if a := pcie.Address(base); a.Valid() {
 			n.Bus = BusPCI
 			return a, p
 		}

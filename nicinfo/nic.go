@@ -73,13 +73,31 @@ type NIC struct {
 // rather than being purely virtual.
 func (n *NIC) Physical() bool { return n.Bus != BusVirtual }
 
+// Netdev reports whether the record is a network interface; false for a
+// PCI network function without one (see NoNetdev).
+func (n *NIC) Netdev() bool { return n.Name != "" }
+
+// ID names the record: the interface name, or the PCI address of a
+// function without a netdev.
+func (n *NIC) ID() string {
+	if n.Name == "" && n.PCI != nil {
+		return string(n.PCI.Address)
+	}
+	return n.Name
+}
+
+// IsVirtual reports whether n is a paravirtual or software interface
+// (Label's LabelVirtual): its speed is nominal and its PCIe link, if any,
+// emulated. It is the one test of virtual-ness the packages share.
+func IsVirtual(n *NIC) bool { return Label(*n) == LabelVirtual }
+
 // PCIFunction is the PCI identity of a NIC's function.
 type PCIFunction struct {
-	Address         string `json:"address"` // "0000:01:00.0"
-	VendorID        uint16 `json:"vendor_id"`
-	DeviceID        uint16 `json:"device_id"`
-	SubsystemVendor uint16 `json:"subsystem_vendor_id"`
-	SubsystemDevice uint16 `json:"subsystem_device_id"`
+	Address         pcie.Address `json:"address"` // "0000:01:00.0"
+	VendorID        uint16       `json:"vendor_id"`
+	DeviceID        uint16       `json:"device_id"`
+	SubsystemVendor uint16       `json:"subsystem_vendor_id"`
+	SubsystemDevice uint16       `json:"subsystem_device_id"`
 	// Class is the 24-bit class code (0x020000 = Ethernet controller).
 	Class    uint32 `json:"class"`
 	Revision uint8  `json:"revision"`
@@ -93,9 +111,9 @@ type PCIFunction struct {
 	// IRQs are the numbers in the function's msi_irqs/, or its legacy irq.
 	IRQs []int `json:"irqs,omitempty"`
 	// PhysFn is the physical function of an SR-IOV virtual function.
-	PhysFn string `json:"physfn,omitempty"`
+	PhysFn pcie.Address `json:"physfn,omitempty"`
 	// VFs are the virtual functions of an SR-IOV physical function.
-	VFs []string `json:"vfs,omitempty"`
+	VFs []pcie.Address `json:"vfs,omitempty"`
 	// TotalVFs is sriov_totalvfs; 0 when the function has no SR-IOV.
 	TotalVFs int `json:"sriov_totalvfs,omitempty"`
 	// Link is the function's own PCIe link; nil for conventional PCI.

@@ -39,23 +39,6 @@ func ParseDuplex(s string) (string, error) {
 	return "", fmt.Errorf("%w: duplex %q", ErrMalformed, clip(s))
 }
 
-// ParseBDF checks a PCI function address ("0000:01:00.0"; the domain may have
-// more than four digits, as behind Intel VMD) and returns it in lower case.
-func ParseBDF(s string) (string, error) {
-	dom, rest, ok := strings.Cut(s, ":")
-	if !ok || len(dom) < 4 || len(dom) > 8 || !isHex(dom) {
-		return "", fmt.Errorf("%w: PCI address %q", ErrMalformed, clip(s))
-	}
-	if len(rest) != 7 || rest[2] != ':' || rest[5] != '.' ||
-		!isHex(rest[0:2]) || !isHex(rest[3:5]) || rest[6] < '0' || rest[6] > '7' {
-		return "", fmt.Errorf("%w: PCI address %q", ErrMalformed, clip(s))
-	}
-	if d, _ := strconv.ParseUint(rest[3:5], 16, 8); d > 0x1f {
-		return "", fmt.Errorf("%w: PCI address %q", ErrMalformed, clip(s))
-	}
-	return strings.ToLower(s), nil
-}
-
 // ParseQueueDirs counts the rx-N and tx-N entries of a queues/ directory.
 // Other names are ignored.
 func ParseQueueDirs(names []string) (rx, tx int) {

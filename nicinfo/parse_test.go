@@ -23,20 +23,6 @@ func TestParseNetSpeed(t *testing.T) {
 	}
 }
 
-func TestParseBDF(t *testing.T) {
-	good := map[string]string{"0000:01:00.0": "0000:01:00.0", "0000:A2:1F.7": "0000:a2:1f.7", "10000:e1:00.0": "10000:e1:00.0"}
-	for in, want := range good {
-		if got, err := ParseBDF(in); err != nil || got != want {
-			t.Errorf("ParseBDF(%q) = %q, %v", in, got, err)
-		}
-	}
-	for _, in := range []string{"", "virtio2", "0000:01:00", "0000:01:20.0", "0000:01:00.8", "000:01:00.0", "0000:01:00.0x", "pci0000:00", "0000:00:03:0"} {
-		if _, err := ParseBDF(in); !errors.Is(err, ErrMalformed) {
-			t.Errorf("ParseBDF(%q) accepted", in)
-		}
-	}
-}
-
 func TestParseQueuesIRQsMasks(t *testing.T) {
 	rx, tx := ParseQueueDirs([]string{"rx-0", "rx-1", "tx-0", "rx-x", "tx-", "foo"})
 	if rx != 2 || tx != 1 {
@@ -73,9 +59,6 @@ func FuzzSysfsValues(f *testing.F) {
 			if u, err := strconv.ParseUint(strings.TrimSpace(s), 10, 32); err != nil || int(u) != v || v <= 0 {
 				t.Fatalf("ParseNetSpeed(%q) = %d", s, v)
 			}
-		}
-		if a, err := ParseBDF(s); err == nil && a != strings.ToLower(s) {
-			t.Fatalf("ParseBDF(%q) = %q", s, a)
 		}
 		if v, err := ParseHexID(s, 16); err == nil && v > 0xffff {
 			t.Fatalf("ParseHexID(%q) = %x", s, v)

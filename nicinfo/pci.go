@@ -15,7 +15,7 @@ import (
 )
 
 // readPCI reads the PCI function at kernel path dir.
-func (r *reader) readPCI(ctx context.Context, bdf, dir string) {
+func (r *reader) readPCI(ctx context.Context, bdf pcie.Address, dir string) {
 	n := r.nic
 	f := &PCIFunction{Address: bdf}
 	n.PCI = f
@@ -90,10 +90,10 @@ func (r *reader) readIRQs(f *PCIFunction, dir string) {
 // readSRIOV finds the PF of a VF (physfn) and the VFs of a PF (virtfnN).
 func (r *reader) readSRIOV(f *PCIFunction, dir string) {
 	if pf, err := r.root.LinkBase(dir + "/physfn"); err == nil {
-		if a, err := ParseBDF(pf); err == nil {
+		if a := pcie.Address(pf); a.Valid() {
 			f.PhysFn = a
 		} else {
-			r.missing("pci.physfn", err)
+			r.missing("pci.physfn", fmt.Errorf("%w: %q", pcie.ErrBadAddress, clip(pf)))
 		}
 	}
 	if v, err := r.root.ReadInt(dir + "/sriov_totalvfs"); err == nil && v > 0 && v < 1<<16 {
@@ -105,7 +105,7 @@ func (r *reader) readSRIOV(f *PCIFunction, dir string) {
 	}
 	type vf struct {
 		n    int
-		addr string
+		addr pcie.Address
 	}
 	var vfs []vf
 	for _, e := range names {
@@ -118,7 +118,7 @@ func (r *reader) readSRIOV(f *PCIFunction, dir string) {
 		if err != nil {
 			continue
 		}
-		if a, err := ParseBDF(t); err == nil {
+		if a := pcie.Address(t); a.Valid() {
 			vfs = append(vfs, vf{i, a})
 		}
 	}

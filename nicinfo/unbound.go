@@ -28,6 +28,7 @@ import (
 	"github.com/jaypipes/ghw"
 	"github.com/jaypipes/ghw/pkg/pci"
 	"github.com/jaypipes/pcidb"
+	"github.com/nicdiag/nicdiag/pcie"
 )
 
 // NoNetdevFunction is a network-class PCI function (class 0x02xxxx) that has
@@ -69,7 +70,10 @@ func NoNetdev(ctx context.Context, opts ...Option) ([]NoNetdevFunction, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	type cand struct{ addr, iommu string }
+	type cand struct {
+		addr  pcie.Address
+		iommu string
+	}
 	var cands []cand
 	var fallback string
 	info, err := pci.New(ctx,
@@ -85,7 +89,7 @@ func NoNetdev(ctx context.Context, opts ...Option) ([]NoNetdevFunction, error) {
 	if len(info.Devices) > 0 {
 		for _, d := range info.Devices {
 			if d.Class != nil && d.Class.ID == "02" {
-				cands = append(cands, cand{strings.ToLower(d.Address), d.IOMMUGroup})
+				cands = append(cands, cand{pcie.Address(strings.ToLower(d.Address)), d.IOMMUGroup})
 			}
 		}
 	} else {
@@ -100,8 +104,8 @@ func NoNetdev(ctx context.Context, opts ...Option) ([]NoNetdevFunction, error) {
 			fallback = fallbackNote(o, entries)
 		}
 		for _, e := range entries {
-			a, err := ParseBDF(e)
-			if err != nil {
+			a := pcie.Address(e)
+			if !a.Valid() {
 				continue
 			}
 			if c, err := o.root.ReadHex("/sys/bus/pci/devices/" + e + "/class"); err == nil && c>>16 == 0x02 {
@@ -125,7 +129,7 @@ func NoNetdev(ctx context.Context, opts ...Option) ([]NoNetdevFunction, error) {
 		}
 		n := NIC{Bus: BusPCI, NUMANode: -1}
 		r := reader{root: o.root, nic: &n}
-		dir, err := o.root.Realpath("/sys/bus/pci/devices/" + c.addr)
+		dir, err := o.root.Realpath("/sys/bus/pci/devices/" + string(c.addr))
 		if err != nil {
 			r.missing("sysfs", err)
 			n.PCI = &PCIFunction{Address: c.addr}
@@ -164,7 +168,7 @@ func NoNetdev(ctx context.Context, opts ...Option) ([]NoNetdevFunction, error) {
 func fallbackNote(o options, entries []string) string {
 	why := "a device has an unparsable address or an empty or malformed modalias"
 	for _, e := range entries {
-		if _, err := ParseBDF(e); err != nil {
+		if !pcie.Address(e).Valid() {
 			why = fmt.Sprintf("entry %q is not a PCI address", clip(e))
 			break
 		}
@@ -180,8 +184,8 @@ func fallbackNote(o options, entries []string) string {
 // netdevFunctions returns the PCI addresses some network interface sits
 // on, from the /sys/class/net links: the function itself and the bridges
 // above it (a virtio netdev hangs off virtioN under its function).
-func netdevFunctions(o options) map[string]bool {
-	out := map[string]bool{}
+func netdevFunctions(o options) map[pcie.Address]bool {
+	out := map[pcie.Address]bool{}
 	names, err := o.root.ReadDir("/sys/class/net")
 	if err != nil {
 		return out
@@ -192,7 +196,7 @@ func netdevFunctions(o options) map[string]bool {
 			continue
 		}
 		for _, e := range strings.Split(t, "/") {
-			if a, err := ParseBDF(e); err == nil {
+			if a := pcie.Address(e); a.Valid() {
 				out[a] = true
 			}
 		}

@@ -1,6 +1,9 @@
 package pcie
 
-import "errors"
+import (
+	"errors"
+	"os"
+)
 
 // Errors returned by this package. Each is wrapped with context; test with
 // errors.Is.
@@ -24,5 +27,11 @@ var (
 	// ErrBadAddress: a string is not a PCI address such as "0000:01:00.0".
 	ErrBadAddress = errors.New("pcie: not a PCI address")
 	// ErrNotFound: no PCI function with that address exists under the root.
-	ErrNotFound = errors.New("pcie: no such PCI function")
+	// errors.Is(err, os.ErrNotExist) also holds for it.
+	ErrNotFound error = notFoundError{}
 )
+
+type notFoundError struct{}
+
+func (notFoundError) Error() string        { return "pcie: no such PCI function" }
+func (notFoundError) Is(target error) bool { return target == os.ErrNotExist }

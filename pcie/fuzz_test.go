@@ -105,7 +105,7 @@ func FuzzSplitChain(f *testing.F) {
 			t.Fatalf("%q: %q %q", s, base, chain)
 		}
 		for _, a := range chain {
-			if !IsAddress(a) || !strings.Contains(s, a) {
+			if !isAddress(a) || !strings.Contains(s, a) {
 				t.Fatalf("%q: chain element %q", s, a)
 			}
 		}

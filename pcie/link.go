@@ -92,11 +92,12 @@ func ParseWidth(s string) (int, error) {
 // ("0000:01:00.0"). Absent, unknown or malformed files leave their field at 0
 // and are named in Missing; the error is only for a bad address
 // (ErrBadAddress) or a function that does not exist (ErrNotFound).
-func ReadLinkAttrs(ctx context.Context, bdf string, opts ...Option) (LinkAttrs, error) {
+func ReadLinkAttrs(ctx context.Context, addr Address, opts ...Option) (LinkAttrs, error) {
+	bdf := string(addr)
 	if err := ctx.Err(); err != nil {
 		return LinkAttrs{}, err
 	}
-	if !IsAddress(bdf) {
+	if !isAddress(bdf) {
 		return LinkAttrs{}, fmt.Errorf("%w: %q", ErrBadAddress, clip(bdf))
 	}
 	o := buildOptions(opts)

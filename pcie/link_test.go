@@ -124,14 +124,19 @@ func TestReadLinkAttrsUnknownAndMalformed(t *testing.T) {
 	}
 }
 
-func TestIsAddress(t *testing.T) {
-	for s, want := range map[string]bool{
-		"0000:01:00.0": true, "10000:e1:00.0": true, "0000:00:1f.6": true, "0000:00:1F.7": true,
-		"0000:00:20.0": false, "0000:00:1c.8": false, "000:01:00.0": false, "0000:01:00": false,
-		"0000-01:00.0": false, "pci0000:00": false, "": false, "0000:0g:00.0": false,
+func TestParseAddress(t *testing.T) {
+	for s, want := range map[string]Address{
+		"0000:01:00.0": "0000:01:00.0", "10000:e1:00.0": "10000:e1:00.0", "0000:00:1f.6": "0000:00:1f.6",
+		"0000:00:1F.7": "0000:00:1f.7", "01:00.1": "0000:01:00.1", "E1:00.0": "0000:e1:00.0",
+		"0000:00:20.0": "", "0000:00:1c.8": "", "000:01:00.0": "", "0000:01:00": "",
+		"0000-01:00.0": "", "pci0000:00": "", "": "", "0000:0g:00.0": "", "1:00.0": "", "0000:01:00.0 ": "",
 	} {
-		if IsAddress(s) != want {
-			t.Errorf("IsAddress(%q) = %v", s, !want)
+		got, err := ParseAddress(s)
+		if got != want || (want == "") != errors.Is(err, ErrBadAddress) {
+			t.Errorf("ParseAddress(%q) = %q, %v; want %q", s, got, err, want)
 		}
+	}
+	if a, _ := ParseAddress("0000:01:00.3"); a.Slot() != "0000:01:00" || a.String() != "0000:01:00.3" {
+		t.Errorf("Slot/String of %q: %q %q", a, a.Slot(), a.String())
 	}
 }

@@ -13,7 +13,7 @@ import (
 
 // End is one end of a link: a port or a device function.
 type End struct {
-	Address string `json:"address"`
+	Address Address `json:"address"`
 	// Name is filled by WithNamer; empty otherwise.
 	Name     string `json:"name,omitempty"`
 	VendorID uint16 `json:"vendor_id"`
@@ -32,15 +32,15 @@ type End struct {
 	// ConfigNote says why Config or its capabilities are missing.
 	ConfigNote string `json:"config_note,omitempty"`
 	// PhysFn is set on an SR-IOV virtual function: its physical function.
-	PhysFn string `json:"physfn,omitempty"`
+	PhysFn Address `json:"physfn,omitempty"`
 
 	dir string // sysfs directory, for the walker
 }
 
 // Function is a PCI function below a link.
 type Function struct {
-	Address string `json:"address"`
-	Class   uint32 `json:"class"`
+	Address Address `json:"address"`
+	Class   uint32  `json:"class"`
 	// Network is true for class 0x02xxxx (network controllers).
 	Network bool `json:"network"`
 	// Bridge is true for class 0x0604xx (PCI bridges and switch ports).
@@ -66,8 +66,8 @@ type Hop struct {
 	// SpeedLimitedBy and WidthLimitedBy name the end whose maximum sets the
 	// capability: "device", "port", or "" when both ends agree or one is
 	// unknown.
-	SpeedLimitedBy string `json:"speed_limited_by,omitempty"`
-	WidthLimitedBy string `json:"width_limited_by,omitempty"`
+	SpeedLimitedBy Limiter `json:"speed_limited_by,omitempty"`
+	WidthLimitedBy Limiter `json:"width_limited_by,omitempty"`
 	// Functions are every PCI function below the upstream port: all of
 	// them share this link.
 	Functions []Function `json:"functions"`
@@ -98,20 +98,6 @@ type Path struct {
 	// Notes record assumptions (port types taken from tree position when
 	// the config space was not readable).
 	Notes []string `json:"notes,omitempty"`
-}
-
-// IsAddress reports whether s is a PCI address "DDDD:BB:DD.F" (a domain of 4
-// to 8 hex digits, as VMD domains have 5).
-func IsAddress(s string) bool {
-	i := strings.IndexByte(s, ':')
-	if i < 4 || i > 8 || len(s) != i+8 || !isHex(s[:i]) {
-		return false
-	}
-	t := s[i:] // ":BB:DD.F"
-	if t[3] != ':' || t[6] != '.' || !isHex(t[1:3]) || !isHex(t[4:6]) {
-		return false
-	}
-	return t[4] <= '1' && t[7] >= '0' && t[7] <= '7'
 }
 
 // isHostBridge reports whether s names a host bridge directory as the kernel
@@ -153,8 +139,9 @@ func newWalker(opts []Option) *walker {
 // every link on the way with both ends, the functions that share each link,
 // and a verdict on each. A function on the root bus has no hops; Path says
 // why.
-func PathTo(ctx context.Context, bdf string, opts ...Option) (*Path, error) {
-	if !IsAddress(bdf) {
+func PathTo(ctx context.Context, addr Address, opts ...Option) (*Path, error) {
+	bdf := string(addr)
+	if !isAddress(bdf) {
 		return nil, fmt.Errorf("%w: %q", ErrBadAddress, clip(bdf))
 	}
 	w := newWalker(opts)
@@ -170,10 +157,10 @@ func Links(ctx context.Context, opts ...Option) ([]Hop, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pcie: listing PCI devices: %w", err)
 	}
-	seen := map[string]bool{}
+	seen := map[Address]bool{}
 	var hops []Hop
 	for _, n := range names {
-		if !IsAddress(n) {
+		if !isAddress(n) {
 			continue
 		}
 		p, err := w.path(ctx, n)
@@ -233,7 +220,7 @@ func (w *walker) path(ctx context.Context, bdf string) (*Path, error) {
 		h := Hop{Upstream: *up, Downstream: *down}
 		if down.PhysFn != "" {
 			// A VF has no link registers of its own; the link is its PF's.
-			if pf := w.end(down.PhysFn, path.Dir(down.dir)+"/"+down.PhysFn); pf.Address != "" {
+			if pf := w.end(string(down.PhysFn), path.Dir(down.dir)+"/"+string(down.PhysFn)); pf.Address != "" {
 				h.Downstream = *pf
 				h.Notes = append(h.Notes, fmt.Sprintf("%s is a virtual function; the link is that of its physical function %s", down.Address, down.PhysFn))
 			}
@@ -262,7 +249,7 @@ func splitChain(real string) (string, []string, error) {
 	for _, e := range strings.Split(rest, "/") {
 		dir += "/" + e
 		switch {
-		case IsAddress(e):
+		case isAddress(e):
 			if rootBus == "" {
 				return "", nil, fmt.Errorf("pcie: %s has a function outside any host bridge", real)
 			}
@@ -340,7 +327,7 @@ func (w *walker) end(addr, dir string) *End {
 		return e
 	}
 	r := w.o.root
-	e := &End{Address: addr, dir: dir}
+	e := &End{Address: Address(addr), dir: dir}
 	w.ends[addr] = e
 	if !r.Exists(dir) {
 		e.Address = ""
@@ -356,8 +343,8 @@ func (w *walker) end(addr, dir string) *End {
 		e.Class = v
 	}
 	e.Link = readLinkAttrs(r, dir)
-	if t, err := r.Readlink(dir + "/physfn"); err == nil && IsAddress(path.Base(t)) {
-		e.PhysFn = path.Base(t)
+	if t, err := r.Readlink(dir + "/physfn"); err == nil && isAddress(path.Base(t)) {
+		e.PhysFn = Address(path.Base(t))
 	}
 	b, err := r.ReadFile(dir + "/config")
 	switch {
@@ -411,7 +398,7 @@ func (w *walker) functions(dir string) []Function {
 			return
 		}
 		for _, n := range names {
-			if !IsAddress(n) || seen[n] || len(fns) >= maxFunctions {
+			if !isAddress(n) || seen[n] || len(fns) >= maxFunctions {
 				continue
 			}
 			seen[n] = true
@@ -420,7 +407,7 @@ func (w *walker) functions(dir string) []Function {
 				continue // sysfs nests functions as directories, never links
 			}
 			cls, _ := w.o.root.ReadHex(sub + "/class")
-			fns = append(fns, Function{Address: n, Class: cls, Network: cls>>16 == 0x02, Bridge: cls>>8 == 0x0604})
+			fns = append(fns, Function{Address: Address(n), Class: cls, Network: cls>>16 == 0x02, Bridge: cls>>8 == 0x0604})
 			walk(sub, depth+1)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -193,14 +194,14 @@ func TestLinksICH10(t *testing.T) {
 	}
 	var got []string
 	for _, h := range hops {
-		got = append(got, h.Upstream.Address+">"+h.Downstream.Address)
+		got = append(got, string(h.Upstream.Address+">"+h.Downstream.Address))
 		if h.Verdict != VerdictOK || len(h.Findings()) != 0 {
 			t.Errorf("%s: verdict %s, findings %v", h.Upstream.Address, h.Verdict, h.Findings())
 		}
 		// Capability is the lower LnkCap of the two ends, straight from
 		// the bytes.
-		u, _ := DecodeConfig(readDumps(t, "rtl8111-ich10.lspci")[h.Upstream.Address[5:]].Config)
-		dn, _ := DecodeConfig(readDumps(t, "rtl8111-ich10.lspci")[h.Downstream.Address[5:]].Config)
+		u, _ := DecodeConfig(readDumps(t, "rtl8111-ich10.lspci")[string(h.Upstream.Address[5:])].Config)
+		dn, _ := DecodeConfig(readDumps(t, "rtl8111-ich10.lspci")[string(h.Downstream.Address[5:])].Config)
 		if h.CapableSpeed != min(u.Express.LinkCapSpeed, dn.Express.LinkCapSpeed) ||
 			h.CapableWidth != min(u.Express.LinkCapWidth, dn.Express.LinkCapWidth) {
 			t.Errorf("%s capable %v x%d", h.Upstream.Address, h.CapableSpeed, h.CapableWidth)
@@ -321,7 +322,7 @@ func TestRootBusDevices(t *testing.T) {
 		"0000:00:09.0": "no upstream port: on root bus 0000:00",
 		"0000:00:19.0": "root complex integrated endpoint per PCIe capability port type",
 	} {
-		p, err := PathTo(bg, addr, WithRoot(tr.dir))
+		p, err := PathTo(bg, Address(addr), WithRoot(tr.dir))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -413,7 +414,7 @@ func TestPathThroughSwitchSharesUplink(t *testing.T) {
 		var a []string
 		for _, f := range h.Functions {
 			if f.Network {
-				a = append(a, f.Address)
+				a = append(a, string(f.Address))
 			}
 		}
 		return a
@@ -460,8 +461,8 @@ func TestVirtualFunctionUsesPhysicalFunctionLink(t *testing.T) {
 
 func TestPathErrors(t *testing.T) {
 	tr := motivatingTree(t, false)
-	if _, err := PathTo(bg, "0000:09:00.0", WithRoot(tr.dir)); !errors.Is(err, ErrNotFound) {
-		t.Errorf("absent: %v", err)
+	if _, err := PathTo(bg, "0000:09:00.0", WithRoot(tr.dir)); !errors.Is(err, ErrNotFound) || !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("absent: %v, want ErrNotFound and os.ErrNotExist", err)
 	}
 	if _, err := PathTo(bg, "0000:01:00.0/../x", WithRoot(tr.dir)); !errors.Is(err, ErrBadAddress) {
 		t.Errorf("bad: %v", err)

@@ -57,7 +57,7 @@ func TestFunctionsIgnoreLinks(t *testing.T) {
 	}
 	var got []string
 	for _, f := range p.Hops[0].Functions {
-		got = append(got, f.Address)
+		got = append(got, string(f.Address))
 	}
 	if want := []string{"0000:01:00.0", "0000:01:00.1"}; !slices.Equal(got, want) {
 		t.Errorf("functions %q, want %q", got, want)
@@ -95,7 +95,7 @@ func TestPhysFnMustBeAddress(t *testing.T) {
 }
 
 func hopEnd(addr string, maxS float64, maxW int, curS float64, curW int, x *Express) End {
-	e := End{Address: addr, Link: LinkAttrs{CurrentSpeed: curS, CurrentWidth: curW, MaxSpeed: maxS, MaxWidth: maxW}}
+	e := End{Address: Address(addr), Link: LinkAttrs{CurrentSpeed: curS, CurrentWidth: curW, MaxSpeed: maxS, MaxWidth: maxW}}
 	if x != nil {
 		e.Config = &Config{CapsReadable: true, Express: x}
 	}

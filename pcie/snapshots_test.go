@@ -50,14 +50,14 @@ func TestSnapshots(t *testing.T) {
 			var got []string
 			for _, h := range hops {
 				for _, f := range h.Findings() {
-					got = append(got, f.Code+" "+f.Subject)
+					got = append(got, string(f.Code)+" "+f.Subject)
 				}
 			}
 			if !slices.Equal(got, tc.findings) {
 				t.Errorf("findings %q, want %q", got, tc.findings)
 			}
 			for fn, want := range tc.arch {
-				p, err := PathTo(bg, fn, WithRoot(dir))
+				p, err := PathTo(bg, Address(fn), WithRoot(dir))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -75,7 +75,7 @@ func TestSnapshots(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, n := range names {
-				if _, err := PathTo(bg, n.Name(), WithRoot(dir)); err != nil {
+				if _, err := PathTo(bg, Address(n.Name()), WithRoot(dir)); err != nil {
 					t.Errorf("%s: %v", n.Name(), err)
 				}
 			}
@@ -116,7 +116,7 @@ func TestLiveHost(t *testing.T) {
 		t.Skip("no PCI devices on this host")
 	}
 	for _, n := range names {
-		p, err := PathTo(bg, n.Name())
+		p, err := PathTo(bg, Address(n.Name()))
 		if err != nil {
 			t.Errorf("%s: %v", n.Name(), err)
 			continue

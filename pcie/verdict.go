@@ -170,19 +170,19 @@ func evaluate(h *Hop) {
 }
 
 // capable returns the lower of two maxima and which end sets it.
-func capable(port, dev float64) (float64, string) {
+func capable(port, dev float64) (float64, Limiter) {
 	switch {
 	case port == 0 || dev == 0:
 		return 0, ""
 	case dev < port:
-		return dev, "device"
+		return dev, LimitDevice
 	case port < dev:
-		return port, "port"
+		return port, LimitPort
 	}
 	return dev, ""
 }
 
-func capableW(port, dev int) (int, string) {
+func capableW(port, dev int) (int, Limiter) {
 	v, by := capable(float64(port), float64(dev))
 	return int(v), by
 }
@@ -217,8 +217,6 @@ func (p *Path) Findings() []finding.Finding {
 func (h *Hop) Findings() []finding.Finding {
 	var fs []finding.Finding
 	up, down := &h.Upstream, &h.Downstream
-	uMaxS, uMaxW := maxOf(up)
-	dMaxS, dMaxW := maxOf(down)
 	if h.Downgraded {
 		f := h.newFinding(finding.PCIeLinkDowngraded, finding.Warn)
 		f.Summary = fmt.Sprintf("%s runs at %s though it and its port %s both support %s: the link trained down (bad seating, signal integrity or a BIOS cap)",
@@ -240,32 +238,46 @@ func (h *Hop) Findings() []finding.Finding {
 		fs = append(fs, f)
 	}
 	if h.SlotLimited {
-		f := h.newFinding(finding.PCIeSlotLimited, finding.Info)
-		var dev, port []string
-		if dMaxS > uMaxS && uMaxS > 0 {
-			dev, port = append(dev, num(dMaxS)+" GT/s"), append(port, num(uMaxS)+" GT/s")
-		}
-		if dMaxW > uMaxW && uMaxW > 0 {
-			dev, port = append(dev, "x"+strconv.Itoa(dMaxW)), append(port, "x"+strconv.Itoa(uMaxW))
-		}
-		f.Summary = fmt.Sprintf("%s can do %s but its port %s allows only %s: the slot (or adapter) limits the link to %s",
-			down.Address, strings.Join(dev, " "), up.Address, strings.Join(port, " "), speedWidth(h.CapableSpeed, h.CapableWidth))
-		f.Fix = fmt.Sprintf("Move the card to a slot (or adapter) that carries %s, if its ports need more than %s.",
-			speedWidth(dMaxS, dMaxW), speedWidth(h.CapableSpeed, h.CapableWidth))
-		fs = append(fs, f)
+		fs = append(fs, h.SlotLimitedFinding(finding.Info, ""))
 	}
 	return fs
 }
 
+// SlotLimitedFinding is the pcie.slot_limited verdict on h at severity sev.
+// cost, when not empty, says what the limit costs and ends the summary
+// ("this costs throughput: ..."); a caller that knows the workload raises
+// the verdict to warn with it.
+func (h *Hop) SlotLimitedFinding(sev finding.Severity, cost string) finding.Finding {
+	up, down := &h.Upstream, &h.Downstream
+	uMaxS, uMaxW := maxOf(up)
+	dMaxS, dMaxW := maxOf(down)
+	f := h.newFinding(finding.PCIeSlotLimited, sev)
+	var dev, port []string
+	if dMaxS > uMaxS && uMaxS > 0 {
+		dev, port = append(dev, num(dMaxS)+" GT/s"), append(port, num(uMaxS)+" GT/s")
+	}
+	if dMaxW > uMaxW && uMaxW > 0 {
+		dev, port = append(dev, "x"+strconv.Itoa(dMaxW)), append(port, "x"+strconv.Itoa(uMaxW))
+	}
+	f.Summary = fmt.Sprintf("%s can do %s but its port %s allows only %s: the slot (or adapter) limits the link to %s",
+		down.Address, strings.Join(dev, " "), up.Address, strings.Join(port, " "), speedWidth(h.CapableSpeed, h.CapableWidth))
+	if cost != "" {
+		f.Summary += "; " + cost
+	}
+	f.Fix = fmt.Sprintf("Move the card to a slot (or adapter) that carries %s, if its ports need more than %s.",
+		speedWidth(dMaxS, dMaxW), speedWidth(h.CapableSpeed, h.CapableWidth))
+	return f
+}
+
 // newFinding fills the subject and the evidence every PCIe finding carries.
-func (h *Hop) newFinding(code string, sev finding.Severity) finding.Finding {
+func (h *Hop) newFinding(code finding.Code, sev finding.Severity) finding.Finding {
 	up, down := &h.Upstream, &h.Downstream
 	uMaxS, uMaxW := maxOf(up)
 	dMaxS, dMaxW := maxOf(down)
 	uCurS, uCurW := curOf(up)
 	ev := map[string]string{
-		"device":         down.Address,
-		"port":           up.Address,
+		"device":         string(down.Address),
+		"port":           string(up.Address),
 		"device_max":     speedWidth(dMaxS, dMaxW),
 		"port_max":       speedWidth(uMaxS, uMaxW),
 		"trained":        speedWidth(h.Speed, h.Width),
@@ -277,8 +289,8 @@ func (h *Hop) newFinding(code string, sev finding.Severity) finding.Finding {
 		"aspm":           aspmOf(h),
 		"target_speed":   "unknown (config not readable)",
 		"functions":      functionList(h.Functions),
-		"speed_limit_by": h.SpeedLimitedBy,
-		"width_limit_by": h.WidthLimitedBy,
+		"speed_limit_by": string(h.SpeedLimitedBy),
+		"width_limit_by": string(h.WidthLimitedBy),
 	}
 	if t := targetOf(h); t > 0 {
 		ev["target_speed"] = num(t) + " GT/s"
@@ -291,7 +303,7 @@ func (h *Hop) newFinding(code string, sev finding.Severity) finding.Finding {
 	if len(h.Notes) > 0 {
 		ev["notes"] = strings.Join(h.Notes, "; ")
 	}
-	return finding.Finding{Code: code, Severity: sev, Subject: down.Address, Evidence: ev}
+	return finding.Finding{Code: code, Severity: sev, Subject: string(down.Address), Evidence: ev}
 }
 
 // targetOf returns the link's target speed (LnkCtl2), 0 if unknown. It is
@@ -304,7 +316,7 @@ func targetOf(h *Hop) float64 {
 	if x := express(&h.Upstream); x != nil && x.TargetSpeed > 0 {
 		return x.TargetSpeed
 	}
-	if x := express(&h.Downstream); x != nil && strings.HasSuffix(h.Downstream.Address, ":00.0") {
+	if x := express(&h.Downstream); x != nil && strings.HasSuffix(string(h.Downstream.Address), ":00.0") {
 		return x.TargetSpeed
 	}
 	return 0
@@ -317,7 +329,7 @@ func aspmOf(h *Hop) string {
 		if x := express(e); x != nil {
 			s = x.ASPMEnabled.String() + " enabled"
 		}
-		parts = append(parts, e.Address+": "+s)
+		parts = append(parts, string(e.Address)+": "+s)
 	}
 	return strings.Join(parts, ", ")
 }
@@ -335,7 +347,7 @@ func sizeOr(v int, e *End) string {
 func functionList(fns []Function) string {
 	a := make([]string, len(fns))
 	for i, f := range fns {
-		a[i] = f.Address
+		a[i] = string(f.Address)
 	}
 	return strings.Join(a, ",")
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/nicdiag/nicdiag/internal/fsroot"
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/pcie"
 )
 
 // CaptureOption configures Capture.
@@ -352,10 +353,7 @@ func (c *copier) copyDeviceChain(dev string) {
 	}
 }
 
-func isBDF(s string) bool {
-	_, err := nicinfo.ParseBDF(s)
-	return err == nil
-}
+func isBDF(s string) bool { return pcie.Address(s).Valid() }
 
 func (c *copier) writeEthtool(ctx context.Context, src nicinfo.EthtoolSource, name string) {
 	a, err := src.Answers(ctx, name)

@@ -51,22 +51,26 @@ func runCheck(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int 
 	if err != nil {
 		return e.fail(err)
 	}
-	names := make([]string, 0, len(r.NICs))
-	for _, n := range r.NICs {
-		names = append(names, n.Name)
+	names := []string{}
+	var bare, skipped []string
+	for _, n := range r.Host.Selected {
+		if n.Netdev() {
+			names = append(names, n.Name)
+		} else {
+			bare = append(bare, n.ID())
+		}
 	}
-	var bare []string
-	for _, f := range r.NoNetdev {
-		bare = append(bare, f.Address)
+	for _, u := range r.Host.Unread {
+		skipped = append(skipped, u.String())
 	}
 	if e.json {
-		if err := e.writeJSON(checkJSON{Schema: jsonSchema, Interfaces: names, Findings: r.Findings, Skipped: r.Skipped, NoNetdev: bare}); err != nil {
+		if err := e.writeJSON(checkJSON{Schema: jsonSchema, Interfaces: names, Findings: r.Findings, Skipped: skipped, NoNetdev: bare}); err != nil {
 			return e.fail(err)
 		}
 		return exitFor(r.Findings)
 	}
 	renderFindings(e.stdout, names, bare, r.Findings)
-	for _, s := range r.Skipped {
+	for _, s := range skipped {
 		fmt.Fprintf(e.stdout, "not checked: %s\n", s)
 	}
 	if len(names) == 0 && len(bare) == 0 && e.root == "" {

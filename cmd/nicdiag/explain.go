@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/nicdiag/nicdiag"
+	"github.com/nicdiag/nicdiag/budget"
 	"github.com/nicdiag/nicdiag/pcie"
 )
 
@@ -46,8 +47,8 @@ Examples:
   nicdiag explain --frame-size 64 0000:01:00.1
   nicdiag --root testdata/snapshots/82576-minipcie-x1 explain --json enp1s0f0`,
 	flags: func(fs *flag.FlagSet) {
-		fs.IntVar(&explainFlags.frame, "frame-size", pcie.DefaultFrameBytes, "Ethernet frame `bytes`, header and FCS included")
-		fs.StringVar(&explainFlags.direction, "direction", string(pcie.Both), "rx, tx, both or forward")
+		fs.IntVar(&explainFlags.frame, "frame-size", budget.DefaultFrameBytes, "Ethernet frame `bytes`, header and FCS included")
+		fs.StringVar(&explainFlags.direction, "direction", string(budget.Both), "rx, tx, both or forward")
 		fs.IntVar(&explainFlags.ports, "ports", 0, "ports of the card in use (0: every function sharing the narrowest link)")
 		fs.Float64Var(&explainFlags.speed, "port-speed", 0, "line rate of each port in `Mbps` (0: the negotiated link speed)")
 	},
@@ -57,7 +58,7 @@ Examples:
 // explainJSON is the JSON document of `explain --json`.
 type explainJSON struct {
 	Schema string `json:"schema"`
-	*nicdiag.Budget
+	*budget.Budget
 }
 
 func runExplain(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
@@ -66,7 +67,7 @@ func runExplain(ctx context.Context, e *env, fs *flag.FlagSet, args []string) in
 		fs.Usage()
 		return exitFail
 	}
-	dir, err := pcie.ParseDirection(explainFlags.direction)
+	dir, err := budget.ParseDirection(explainFlags.direction)
 	if err != nil {
 		return e.fail(err)
 	}
@@ -78,7 +79,7 @@ func runExplain(ctx context.Context, e *env, fs *flag.FlagSet, args []string) in
 	if explainFlags.speed < 0 || math.IsNaN(explainFlags.speed) || math.IsInf(explainFlags.speed, 0) {
 		return e.fail(fmt.Errorf("explain: --port-speed %v: want a line rate in Mb/s, or 0 for the negotiated link speed", explainFlags.speed))
 	}
-	w := pcie.Workload{FrameBytes: explainFlags.frame, Direction: dir, Ports: explainFlags.ports, PortMbps: explainFlags.speed}
+	w := budget.Workload{FrameBytes: explainFlags.frame, Direction: dir, Ports: explainFlags.ports, PortMbps: explainFlags.speed}
 	root, err := e.openRoot(ctx)
 	if err != nil {
 		return e.fail(err)
@@ -101,9 +102,9 @@ func runExplain(ctx context.Context, e *env, fs *flag.FlagSet, args []string) in
 }
 
 // renderBudget writes the budget as a short worked calculation.
-func renderBudget(w io.Writer, b *nicdiag.Budget) {
+func renderBudget(w io.Writer, b *budget.Budget) {
 	wl := b.Workload
-	if b.Interface == b.Address {
+	if b.Interface == string(b.Address) {
 		fmt.Fprintf(w, "PCI function %s (no netdev), DMA profile %s\n", b.Address, b.Profile)
 	} else {
 		fmt.Fprintf(w, "%s (%s), DMA profile %s\n", b.Interface, b.Address, b.Profile)
@@ -112,7 +113,7 @@ func renderBudget(w io.Writer, b *nicdiag.Budget) {
 
 	fmt.Fprintf(w, "1. Ethernet line rate of the ports in use: %s Mb/s of frames per direction\n", num(b.EthernetMbps))
 	ports := strconv.Itoa(wl.Ports)
-	if wl.Direction == pcie.Forward { // half the ports receive, half send
+	if wl.Direction == budget.Forward { // half the ports receive, half send
 		ports += "/2"
 	}
 	fmt.Fprintf(w, "   (%s × %s Mb/s × %d/(%d+20) for preamble and inter-frame gap; port speed: %s)\n\n",
@@ -124,13 +125,13 @@ func renderBudget(w io.Writer, b *nicdiag.Budget) {
 	for _, h := range b.Model.Hops {
 		var ph *pcie.Hop
 		for i := range b.Hops {
-			if b.Hops[i].Upstream.Address == h.Addr {
+			if string(b.Hops[i].Upstream.Address) == h.Addr {
 				ph = &b.Hops[i]
 			}
 		}
 		link, capable := h.Addr, "?"
 		if ph != nil {
-			link = ph.Upstream.Address + " → " + ph.Downstream.Address
+			link = string(ph.Upstream.Address) + " → " + string(ph.Downstream.Address)
 			capable = speedWidth(ph.CapableSpeed, ph.CapableWidth) + limitedBy(ph)
 		}
 		fmt.Fprintf(tw, "   %d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", h.Index, link, speedWidth(h.GTs, h.Width), capable,
@@ -140,7 +141,7 @@ func renderBudget(w io.Writer, b *nicdiag.Budget) {
 	fmt.Fprintf(w, "   (MPS %d, MRRS %d, RCB %d; range: pessimistic–optimistic completion chunking, addressing and DLLP spacing)\n\n", b.Model.MPS, b.Model.MRRS, b.Model.RCB)
 
 	fmt.Fprintf(w, "3. Ceiling: %s Mb/s per direction", rangeWords(b.CeilingMbps))
-	if b.Bound == pcie.BoundPCIe {
+	if b.Bound == budget.BoundPCIe {
 		fmt.Fprintf(w, ", PCIe-bound at the link of %s (%s)", b.LimitingHop, dirWords(b.LimitingDirection))
 		if b.LimitedBy != "" {
 			fmt.Fprintf(w, ", %s-limited", b.LimitedBy)
@@ -150,7 +151,7 @@ func renderBudget(w io.Writer, b *nicdiag.Budget) {
 		fmt.Fprintf(w, ", Ethernet-bound: the PCIe path has %.2f× headroom\n", b.PCIeMbps.Nominal/b.EthernetMbps)
 	}
 	if wl.FrameBytes == 1518 || wl.FrameBytes == 9018 {
-		fmt.Fprintf(w, "   about %s Mb/s of TCP payload (IPv4, TCP timestamps, full-size segments)\n", num(pcie.TCPGoodputMbps(b.CeilingMbps.Nominal, wl.FrameBytes)))
+		fmt.Fprintf(w, "   about %s Mb/s of TCP payload (IPv4, TCP timestamps, full-size segments)\n", num(budget.TCPGoodputMbps(b.CeilingMbps.Nominal, wl.FrameBytes)))
 	}
 	fmt.Fprintln(w)
 
@@ -163,23 +164,23 @@ func renderBudget(w io.Writer, b *nicdiag.Budget) {
 	fmt.Fprintf(w, "  - DMA profile basis: %s\n", b.ProfileBasis)
 }
 
-func directionWords(d pcie.Direction) string {
+func directionWords(d budget.Direction) string {
 	switch d {
-	case pcie.RX:
+	case budget.RX:
 		return "host receives (rx)"
-	case pcie.TX:
+	case budget.TX:
 		return "host sends (tx)"
-	case pcie.Forward:
+	case budget.Forward:
 		return "one-way forwarding (half the ports receive, half send)"
 	}
 	return "both directions at once (forwarding both ways)"
 }
 
-func dirWords(d pcie.LinkDir) string {
+func dirWords(d budget.LinkDir) string {
 	switch d {
-	case pcie.Upstream:
+	case budget.Upstream:
 		return "device→host"
-	case pcie.Downstream:
+	case budget.Downstream:
 		return "host→device"
 	}
 	return string(d)
@@ -188,10 +189,10 @@ func dirWords(d pcie.LinkDir) string {
 func limitedBy(h *pcie.Hop) string {
 	var parts []string
 	if h.SpeedLimitedBy != "" {
-		parts = append(parts, "speed by "+h.SpeedLimitedBy)
+		parts = append(parts, "speed by "+string(h.SpeedLimitedBy))
 	}
 	if h.WidthLimitedBy != "" {
-		parts = append(parts, "width by "+h.WidthLimitedBy)
+		parts = append(parts, "width by "+string(h.WidthLimitedBy))
 	}
 	if len(parts) == 0 {
 		return ""
@@ -199,7 +200,7 @@ func limitedBy(h *pcie.Hop) string {
 	return " (" + strings.Join(parts, ", ") + ")"
 }
 
-func rangeWords(r pcie.Range) string {
+func rangeWords(r budget.Range) string {
 	if math.Round(r.Low) == math.Round(r.High) {
 		return num(r.Nominal)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/nicdiag/nicdiag"
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/nicinfo"
 )
@@ -50,25 +51,31 @@ func runList(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	nics, err := nicinfo.List(ctx, nicinfo.WithRoot(root))
+	h, err := nicdiag.Inspect(ctx, nicdiag.WithRoot(root))
 	if err != nil {
 		return e.fail(err)
 	}
-	shown := make([]nicinfo.NIC, 0, len(nics))
-	for _, n := range nics {
-		if listAll || n.Physical() {
-			shown = append(shown, n)
+	shown := make([]nicinfo.NIC, 0, len(h.NICs))
+	var bare []nicinfo.NoNetdevFunction
+	for _, n := range h.NICs {
+		switch {
+		case n.NoNetdev != nil:
+			bare = append(bare, *n.NoNetdev)
+		case listAll || n.Physical():
+			shown = append(shown, n.NIC)
 		}
 	}
-	bare, err := nicinfo.NoNetdev(ctx, nicinfo.WithRoot(root))
-	if err != nil {
-		if ctx.Err() != nil {
-			return e.fail(err)
+	for _, u := range h.Unread {
+		if u.Part == nicdiag.PartNoNetdev {
+			fmt.Fprintf(e.stderr, "nicdiag list: PCI functions without a netdev not listed: %v\n", u.Err)
 		}
-		fmt.Fprintf(e.stderr, "nicdiag list: PCI functions without a netdev not listed: %v\n", err)
 	}
-	ident := nicinfo.CheckIdentity(nics)
-	notes := listNotes(shown, ident)
+	ident := make([]finding.Finding, 0, len(h.Identity))
+	for _, id := range h.Identity {
+		ident = append(ident, id.Finding)
+	}
+	finding.Sort(ident)
+	notes := listNotes(shown, h.Identity)
 	if e.json {
 		if err := e.writeJSON(struct {
 			Schema string            `json:"schema"`
@@ -93,18 +100,18 @@ func runList(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
 // listNotes labels each interface that is not a plain physical port:
 // "virtual", "emulated", "usb", "vf", or "misidentified" when the identity
 // check flags it (details in check and show).
-func listNotes(nics []nicinfo.NIC, ident []finding.Finding) map[string]string {
+func listNotes(nics []nicinfo.NIC, ident []nicinfo.Identity) map[string]string {
 	notes := map[string]string{}
 	for _, n := range nics {
 		if l := nicinfo.Label(n); l != "" {
 			notes[n.Name] = l
 		}
 	}
-	for _, f := range ident {
-		if f.Code != finding.NICMisidentified {
+	for _, id := range ident {
+		if !id.Misidentified {
 			continue
 		}
-		for _, name := range strings.Fields(f.Evidence["interfaces"]) {
+		for _, name := range id.Interfaces {
 			if slices.ContainsFunc(nics, func(n nicinfo.NIC) bool { return n.Name == name }) {
 				notes[name] = "misidentified"
 			}
@@ -143,7 +150,7 @@ func dash(s string) string {
 func busAddr(n *nicinfo.NIC) string {
 	switch {
 	case n.PCI != nil:
-		return n.PCI.Address
+		return string(n.PCI.Address)
 	case n.USB != nil:
 		return "usb " + n.USB.Path
 	}

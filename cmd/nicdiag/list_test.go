@@ -96,7 +96,7 @@ func TestListLiveVirtio(t *testing.T) {
 	for _, n := range doc.NICs {
 		if n.Name == "eth0" {
 			want, _ := os.Readlink("/sys/class/net/eth0/device")
-			if n.Driver != "virtio_net" || n.PCI == nil || !strings.HasPrefix(n.PCI.Address, "0000:") || n.PCI.Driver != "virtio-pci" {
+			if n.Driver != "virtio_net" || n.PCI == nil || !strings.HasPrefix(string(n.PCI.Address), "0000:") || n.PCI.Driver != "virtio-pci" {
 				t.Errorf("eth0 = %+v pci %+v (device link %s)", n, n.PCI, want)
 			}
 			return

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/nicdiag/nicdiag"
@@ -87,19 +88,21 @@ func runMonitor(ctx context.Context, e *env, fs *flag.FlagSet, args []string) in
 			return e.fail(err) // before the run, not after it
 		}
 	}
-	all, err := nicinfo.List(ctx)
-	if err != nil {
-		return e.fail(err)
-	}
 	argv := e.command
-	nics, err := nicdiag.SelectNICs(all, args)
+	h, err := nicdiag.Inspect(ctx, nicdiag.WithInterfaces(args...))
 	if err != nil {
-		return e.fail(fmt.Errorf("%w (to run a command, put it after --)", err))
-	}
-	static, err := irq.Check(ctx, nics)
-	if err != nil {
+		if errors.Is(err, nicinfo.ErrNoInterface) {
+			err = fmt.Errorf("%w (to run a command, put it after --)", err)
+		}
 		return e.fail(err)
 	}
+	var nics []nicinfo.NIC
+	for _, n := range h.Selected {
+		if n.Netdev() {
+			nics = append(nics, n.NIC)
+		}
+	}
+	static := h.Check(queueCheckers()...)
 	s, err := irq.NewSampler(ctx, nics, irq.WithInterval(f.interval))
 	if err != nil {
 		return e.fail(err)
@@ -209,4 +212,16 @@ func waitCommand(ctx context.Context, cmd *exec.Cmd, done <-chan commandResult) 
 	_ = cmd.Process.Kill()
 	r := <-done
 	return &r
+}
+
+// queueCheckers are the checks of queue and IRQ placement: the static
+// verdicts a run's own are added to.
+func queueCheckers() []nicdiag.Checker {
+	var out []nicdiag.Checker
+	for _, c := range nicdiag.Checkers() {
+		if slices.Contains(c.Codes, finding.IRQAffinityConcentrate) {
+			out = append(out, c)
+		}
+	}
+	return out
 }

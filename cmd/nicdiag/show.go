@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/nicdiag/nicdiag"
+	"github.com/nicdiag/nicdiag/budget"
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/irq"
 	"github.com/nicdiag/nicdiag/nicinfo"
@@ -47,24 +48,13 @@ func runShow(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	if len(r.NICs) == 0 { // a PCI function without a netdev
+	sel := r.Host.Selected[0]
+	if !sel.Netdev() {
 		return e.fail(fmt.Errorf("%s has no network interface; 'nicdiag explain %s' and 'nicdiag check %s' take it", args[0], args[0], args[0]))
 	}
-	n := &r.NICs[0]
-	var path *pcie.Path
-	if n.PCI != nil {
-		path = r.Paths[n.PCI.Address]
-		if path == nil { // not judged (a virtual NIC), but shown
-			path, _ = pcie.PathTo(ctx, n.PCI.Address, pcie.WithRoot(root))
-		}
-	}
-	var queues *irq.NICQueues
-	if x, err := irq.ReadInterrupts(ctx, irq.WithRoot(root)); err == nil {
-		q := irq.MapQueues(*n, x, irq.WithRoot(root))
-		queues = &q
-	}
+	n, path, queues := &sel.NIC, sel.Path, sel.Queues
 	if e.json {
-		if err := e.writeJSON(showJSON{Schema: jsonSchema, NIC: n, Path: path, Budget: r.Budgets[n.Name], Queues: queues, Findings: r.Findings}); err != nil {
+		if err := e.writeJSON(showJSON{Schema: jsonSchema, NIC: n, Path: path, Budget: sel.Budget, Queues: queues, Findings: r.Findings}); err != nil {
 			return e.fail(err)
 		}
 		return exitFor(r.Findings)
@@ -74,7 +64,7 @@ func runShow(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
 	if l := nicinfo.Label(*n); n.PCI != nil && (l == "virtual" || l == "emulated") {
 		ps.add("Judged", "no: a "+l+" NIC's PCIe link is emulated and its speed nominal")
 	}
-	if err := renderShow(e.stdout, n, ps, budgetSection(r.Budgets[n.Name]), queueSection(queues), findingSection(r.Findings)); err != nil {
+	if err := renderShow(e.stdout, n, ps, budgetSection(sel.Budget), queueSection(queues), findingSection(r.Findings)); err != nil {
 		return e.fail(err)
 	}
 	return exitFor(r.Findings)
@@ -85,7 +75,7 @@ type showJSON struct {
 	Schema   string            `json:"schema"`
 	NIC      *nicinfo.NIC      `json:"nic"`
 	Path     *pcie.Path        `json:"pcie_path,omitempty"`
-	Budget   *nicdiag.Budget   `json:"budget,omitempty"`
+	Budget   *budget.Budget    `json:"budget,omitempty"`
 	Queues   *irq.NICQueues    `json:"queues,omitempty"`
 	Findings []finding.Finding `json:"findings"`
 }
@@ -147,7 +137,7 @@ func inventorySections(n *nicinfo.NIC) []showSection {
 	id.add("Bus", string(n.Bus))
 	id.add("Kind", n.Kind)
 	if f := n.PCI; f != nil {
-		id.add("PCI function", f.Address)
+		id.add("PCI function", string(f.Address))
 		id.add("Vendor", named(f.VendorName, f.VendorID))
 		id.add("Device", named(f.DeviceName, f.DeviceID))
 		id.add("Subsystem", strings.TrimSpace(fmt.Sprintf("%s [%04x:%04x]", f.SubsystemName, f.SubsystemVendor, f.SubsystemDevice)))
@@ -204,8 +194,8 @@ func inventorySections(n *nicinfo.NIC) []showSection {
 			pcie.add("Link now", fmt.Sprintf("%s x%d", gts(l.CurrentSpeed), l.CurrentWidth))
 			pcie.add("Link max", fmt.Sprintf("%s x%d", gts(l.MaxSpeed), l.MaxWidth))
 		}
-		sriov.add("Physical function", f.PhysFn)
-		sriov.add("Virtual functions", strings.Join(f.VFs, " "))
+		sriov.add("Physical function", string(f.PhysFn))
+		sriov.add("Virtual functions", addrList(f.VFs))
 		if f.TotalVFs > 0 {
 			sriov.add("Total VFs", strconv.Itoa(f.TotalVFs))
 		}
@@ -240,6 +230,14 @@ func intList(v []int) string {
 	s := make([]string, len(v))
 	for i, x := range v {
 		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, " ")
+}
+
+func addrList(a []pcie.Address) string {
+	s := make([]string, len(a))
+	for i, x := range a {
+		s[i] = x.String()
 	}
 	return strings.Join(s, " ")
 }

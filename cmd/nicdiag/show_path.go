@@ -6,7 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/nicdiag/nicdiag"
+	"github.com/nicdiag/nicdiag/budget"
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/irq"
 	"github.com/nicdiag/nicdiag/nicinfo"
@@ -60,7 +60,7 @@ func pathSection(p *pcie.Path) showSection {
 // pathEnds returns every end on the path, device first, each once.
 func pathEnds(p *pcie.Path) []*pcie.End {
 	var out []*pcie.End
-	seen := map[string]bool{}
+	seen := map[pcie.Address]bool{}
 	for i := range p.Hops {
 		for _, e := range []*pcie.End{&p.Hops[i].Downstream, &p.Hops[i].Upstream} {
 			if !seen[e.Address] {
@@ -107,7 +107,7 @@ func sizes(portMPS, devMPS, mrrs int) string {
 }
 
 // budgetSection is the default workload's budget in one line.
-func budgetSection(b *nicdiag.Budget) showSection {
+func budgetSection(b *budget.Budget) showSection {
 	s := showSection{Title: "Throughput budget (default workload; see 'nicdiag explain')"}
 	if b == nil {
 		return s

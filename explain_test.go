@@ -5,18 +5,18 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/nicdiag/nicdiag/pcie"
+	"github.com/nicdiag/nicdiag/budget"
 )
 
 // More ports than share a NIC's path would add ports of other cards,
 // unhindered by this path, to its ceiling: 5 "ports" on the dual 82576
 // read 3588 Mb/s, above the 1435 Mb/s its x1 link carries for its 2.
 func TestExplainRejectsMorePortsThanThePathHas(t *testing.T) {
-	_, err := Explain(context.Background(), "enp1s0f0", pcie.Workload{Ports: 5}, WithRoot(snaps+"82576-minipcie-x1"))
-	if !errors.Is(err, pcie.ErrInvalidWorkload) {
+	_, err := Explain(context.Background(), "enp1s0f0", budget.Workload{Ports: 5}, WithRoot(snaps+"82576-minipcie-x1"))
+	if !errors.Is(err, budget.ErrInvalidWorkload) {
 		t.Fatalf("5 ports on a 2-port path: err = %v, want ErrInvalidWorkload", err)
 	}
-	if _, err := Explain(context.Background(), "enp1s0f0", pcie.Workload{Ports: 2}, WithRoot(snaps+"82576-minipcie-x1")); err != nil {
+	if _, err := Explain(context.Background(), "enp1s0f0", budget.Workload{Ports: 2}, WithRoot(snaps+"82576-minipcie-x1")); err != nil {
 		t.Fatalf("2 ports: %v", err)
 	}
 }
@@ -25,7 +25,7 @@ func TestExplainRejectsMorePortsThanThePathHas(t *testing.T) {
 func TestExplainAndCheckTakePCIAddressOfInterface(t *testing.T) {
 	root := WithRoot(snaps + "82576-minipcie-x1")
 	for _, addr := range []string{"0000:01:00.0", "01:00.0"} {
-		b, err := Explain(context.Background(), addr, pcie.Workload{}, root)
+		b, err := Explain(context.Background(), addr, budget.Workload{}, root)
 		if err != nil || b.Interface != "enp1s0f0" {
 			t.Fatalf("Explain(%s) = %v, %v; want enp1s0f0's budget", addr, b, err)
 		}
@@ -34,7 +34,7 @@ func TestExplainAndCheckTakePCIAddressOfInterface(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.NICs) != 1 || r.NICs[0].Name != "enp1s0f1" {
-		t.Errorf("checked %d NICs (%v), want enp1s0f1 once", len(r.NICs), r.NICs)
+	if got := r.Interfaces(); len(got) != 1 || got[0] != "enp1s0f1" {
+		t.Errorf("checked %v, want enp1s0f1 once", got)
 	}
 }

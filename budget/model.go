@@ -1,4 +1,4 @@
-package pcie
+package budget
 
 // The throughput model of notes/pcie-model.md: the link capacity per
 // direction after line encoding, DLLP (Ack, UpdateFC) and SKP tax; the bytes
@@ -15,6 +15,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/nicdiag/nicdiag/pcie"
 )
 
 // Errors returned by Solve and its relatives. They are wrapped with details;
@@ -23,17 +25,17 @@ var (
 	// ErrInvalidLink reports a hop that cannot be modelled: no hops, an
 	// unknown speed, a width that is not 1, 2, 4, 8, 12, 16 or 32, or an
 	// MPS, MRRS or RCB the spec does not allow.
-	ErrInvalidLink = errors.New("pcie: invalid link parameters")
+	ErrInvalidLink = errors.New("budget: invalid link parameters")
 	// ErrInvalidWorkload reports a frame size outside 64..16384 B, an
 	// unknown direction, a port count outside 0..1024 (or below 2 for
 	// Forward), or a port speed that is not a positive finite number.
-	ErrInvalidWorkload = errors.New("pcie: invalid workload")
+	ErrInvalidWorkload = errors.New("budget: invalid workload")
 	// ErrInvalidProfile reports a DMA profile with a negative or absurdly
 	// large field.
-	ErrInvalidProfile = errors.New("pcie: invalid DMA profile")
+	ErrInvalidProfile = errors.New("budget: invalid DMA profile")
 	// ErrVirtual reports a virtual device (virtio, vmxnet3): its "link" is
 	// emulated and no DMA model applies.
-	ErrVirtual = errors.New("pcie: virtual device, no PCIe model applies")
+	ErrVirtual = errors.New("budget: virtual device, no PCIe model applies")
 )
 
 // Defaults for values the caller does not know (passed as 0).
@@ -434,7 +436,7 @@ func pow2In(v, lo, hi int) bool {
 // dllpEfficiency is the share of the encoded bandwidth left after Ack and
 // UpdateFC DLLPs and SKP ordered sets. Gen6 FLIT mode carries DLLPs in the
 // flit's own DLP bytes, already outside LaneGbps, so only SKP is taxed.
-func dllpEfficiency(g Gen, width, mps int, mode DLLPMode) float64 {
+func dllpEfficiency(g pcie.Gen, width, mps int, mode DLLPMode) float64 {
 	if g.Number >= 6 {
 		return 1 - skpTax
 	}
@@ -449,24 +451,24 @@ func dllpEfficiency(g Gen, width, mps int, mode DLLPMode) float64 {
 	return 1 - 2*dllpSz/t - skpTax
 }
 
-func capacityGbps(g Gen, width, mps int, mode DLLPMode) float64 {
+func capacityGbps(g pcie.Gen, width, mps int, mode DLLPMode) float64 {
 	return g.RawGbps(width) * dllpEfficiency(g, width, mps, mode)
 }
 
-func checkSpeedWidth(gts float64, width int) (Gen, error) {
-	g, ok := GenBySpeed(gts)
+func checkSpeedWidth(gts float64, width int) (pcie.Gen, error) {
+	g, ok := pcie.GenBySpeed(gts)
 	if !ok {
-		return Gen{}, fmt.Errorf("%w: speed %v GT/s", ErrInvalidLink, gts)
+		return pcie.Gen{}, fmt.Errorf("%w: speed %v GT/s", ErrInvalidLink, gts)
 	}
 	if widthRow(width) < 0 {
-		return Gen{}, fmt.Errorf("%w: width x%d", ErrInvalidLink, width)
+		return pcie.Gen{}, fmt.Errorf("%w: width x%d", ErrInvalidLink, width)
 	}
 	return g, nil
 }
 
 // modelHop is a validated link.
 type modelHop struct {
-	gen    Gen
+	gen    pcie.Gen
 	width  int
 	shared int
 	busy   int // ports in use crossing the hop
@@ -525,7 +527,7 @@ func prepareModel(links []LinkParams, p Profile, w Workload) (*modelSolver, erro
 		}
 		cg, cw := g, l.Width
 		if l.MaxGTs != 0 {
-			mg, ok := GenBySpeed(l.MaxGTs)
+			mg, ok := pcie.GenBySpeed(l.MaxGTs)
 			if !ok {
 				return nil, fmt.Errorf("hop %d: %w: max speed %v GT/s", i, ErrInvalidLink, l.MaxGTs)
 			}

@@ -1,4 +1,4 @@
-package pcie
+package budget
 
 import (
 	"fmt"

@@ -1,17 +1,17 @@
-package pcie_test
+package budget_test
 
 import (
 	"fmt"
 
-	"github.com/nicdiag/nicdiag/pcie"
+	"github.com/nicdiag/nicdiag/budget"
 )
 
 // The motivating case: a dual-port 82576 (igb) whose x1 link runs at
 // 2.5 GT/s with MPS 128, forwarding 1518 B frames both ways on both ports.
 func ExampleSolve() {
-	profile, _ := pcie.ProfileFor("igb", 0x8086, 0x10c9)
-	links := []pcie.LinkParams{{Addr: "0000:01:00.0", GTs: 2.5, Width: 1, MaxGTs: 2.5, MPS: 128, MRRS: 512, RCB: 64, Shared: 2}}
-	r, err := pcie.Solve(links, profile, pcie.Workload{Direction: pcie.Both, PortMbps: 1000})
+	profile, _ := budget.ProfileFor("igb", 0x8086, 0x10c9)
+	links := []budget.LinkParams{{Addr: "0000:01:00.0", GTs: 2.5, Width: 1, MaxGTs: 2.5, MPS: 128, MRRS: 512, RCB: 64, Shared: 2}}
+	r, err := budget.Solve(links, profile, budget.Workload{Direction: budget.Both, PortMbps: 1000})
 	if err != nil {
 		fmt.Println(err)
 		return

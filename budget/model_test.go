@@ -1,9 +1,11 @@
-package pcie
+package budget
 
 import (
 	"errors"
 	"math"
 	"testing"
+
+	"github.com/nicdiag/nicdiag/pcie"
 )
 
 // near reports whether got matches a number the note prints rounded to whole
@@ -514,7 +516,7 @@ func TestInvalidInput(t *testing.T) {
 // spread of links, Gen6 and x12 included.
 func TestRangeAndGen6(t *testing.T) {
 	p := profile(t, "mlx5_core", 0x15b3, 0x101d)
-	for _, g := range Generations() {
+	for _, g := range pcie.Generations() {
 		for _, width := range []int{1, 2, 4, 8, 12, 16, 32} {
 			for _, frame := range []int{64, 1518, 9018, 16384} {
 				r, err := Solve([]LinkParams{{GTs: g.GTs, Width: width, MPS: 512, RCB: 128}}, p, Workload{FrameBytes: frame, Ports: 2, PortMbps: 400000})

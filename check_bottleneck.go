@@ -1,0 +1,107 @@
+package nicdiag
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/nicdiag/nicdiag/budget"
+	"github.com/nicdiag/nicdiag/finding"
+	"github.com/nicdiag/nicdiag/pcie"
+)
+
+// bottleneckCheck: a PCIe path that cannot carry the ports' line rate for
+// the default workload (pcie.bottleneck), once per limiting hop. Warn; error
+// below half the demand; info when the port speed it rests on is the
+// driver's nominal figure for a misidentified device.
+var bottleneckCheck = Checker{
+	Name:  "pcie bottleneck",
+	Codes: []finding.Code{finding.PCIeBottleneck},
+	Run: func(h *Host) []finding.Finding {
+		seen := map[pcie.Address]bool{}
+		var out []finding.Finding
+		for _, n := range h.Selected {
+			b := n.Budget
+			if b == nil || b.Bound != budget.BoundPCIe || b.CeilingMbps.Nominal >= b.EthernetMbps || seen[b.LimitingHop] {
+				continue
+			}
+			seen[b.LimitingHop] = true
+			out = append(out, h.bottleneck(n))
+		}
+		return out
+	},
+}
+
+func (h *Host) bottleneck(n *NIC) finding.Finding {
+	b := n.Budget
+	sev := finding.Warn
+	if b.CeilingMbps.Nominal < b.EthernetMbps/2 {
+		sev = finding.Error
+	}
+	var link string
+	if hop := b.Hop(b.LimitingHop); hop != nil {
+		link = fmt.Sprintf("%s GT/s x%d", gts(hop.Speed), hop.Width)
+	}
+	who := ""
+	if b.LimitedBy != "" {
+		who = fmt.Sprintf(" (%s-limited)", b.LimitedBy)
+	}
+	summary := fmt.Sprintf("%s: %s need %s Mb/s per direction at line rate, but the %s link at %s%s carries about %s Mb/s (%s–%s) of %d-byte frames: the PCIe path is the ceiling.",
+		b.Interface, portsWords(b), mbps(b.EthernetMbps), link, b.LimitingHop, who,
+		mbps(b.CeilingMbps.Nominal), mbps(b.CeilingMbps.Low), mbps(b.CeilingMbps.High), b.Workload.FrameBytes)
+	fix := "Move the card to a slot (or adapter) that trains wider or faster, or use fewer ports at once; `nicdiag explain " + b.Interface + "` shows the calculation."
+	if h.nominalSpeed(n) {
+		sev = finding.Info
+		summary += " The port speed is the driver's nominal figure for a misidentified device (see nic.misidentified), so this ceiling is an upper bound, not a prediction."
+		fix = "Find out what the device really is first (nic.misidentified)."
+	}
+	return finding.Finding{
+		Code:     finding.PCIeBottleneck,
+		Severity: sev,
+		Subject:  b.Interface,
+		Summary:  summary,
+		Fix:      fix,
+		Evidence: map[string]string{
+			"workload":           workloadWords(b.Workload),
+			"limiting_hop":       string(b.LimitingHop),
+			"link":               link,
+			"pcie_direction":     string(b.LimitingDirection),
+			"profile":            b.Profile,
+			"at_capability":      mbps(b.AtCapabilityMbps.Nominal) + " Mb/s (" + string(b.AtCapabilityBound) + "-bound)",
+			"ethernet_demand":    mbps(b.EthernetMbps) + " Mb/s",
+			"port_speed_source":  string(b.PortSpeedSource),
+			"interfaces_sharing": strings.Join(h.sharing(b), ","),
+		},
+		CapacityMbps: finding.Mbps(round1(b.CeilingMbps.Nominal)),
+		DemandMbps:   finding.Mbps(round1(b.EthernetMbps)),
+		Direction:    string(b.Workload.Direction),
+	}
+}
+
+// sharing names the NICs (interfaces, or the addresses of functions
+// without a netdev) of physical functions below the budget's limiting hop.
+func (h *Host) sharing(b *budget.Budget) []string {
+	hop := b.Hop(b.LimitingHop)
+	if hop == nil {
+		return nil
+	}
+	var out []string
+	for _, fn := range hop.Functions {
+		for _, n := range h.NICs {
+			if n.PCI != nil && n.PCI.Address == fn.Address && n.PCI.PhysFn == "" {
+				out = append(out, n.ID())
+			}
+		}
+	}
+	return out
+}
+
+func portsWords(b *budget.Budget) string {
+	if b.Workload.Ports == 1 {
+		return fmt.Sprintf("1 port at %s Mb/s", mbps(b.Workload.PortMbps))
+	}
+	return fmt.Sprintf("%d ports at %s Mb/s", b.Workload.Ports, mbps(b.Workload.PortMbps))
+}
+
+func workloadWords(w budget.Workload) string {
+	return fmt.Sprintf("%d port(s) × %s Mb/s, %d-byte frames, direction %s", w.Ports, mbps(w.PortMbps), w.FrameBytes, w.Direction)
+}

@@ -1,0 +1,309 @@
+package nicdiag
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/nicdiag/nicdiag/budget"
+	"github.com/nicdiag/nicdiag/irq"
+	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/pcie"
+)
+
+// ErrNotRoot is returned by Inspect, Check and Explain for a root directory
+// that holds neither sys/ nor proc/: an empty or unrelated directory would
+// otherwise read as a host without NICs.
+var ErrNotRoot = errors.New("nicdiag: not a host root or snapshot: it holds neither sys/ nor proc/")
+
+// Host is what Inspect gathered about one host (or snapshot), once: every
+// network function with its PCIe path, default-workload budget and queue
+// map, the identity verdicts, and what could not be read. Checks, commands
+// and the exporter read a Host; none of them reads the host again.
+type Host struct {
+	// Root is the directory read: "/" for the live host.
+	Root string `json:"root"`
+	// NICs are every network interface (virtual ones too), sorted by
+	// name, then the PCI network functions without a netdev, by address.
+	NICs []*NIC `json:"nics"`
+	// Selected are the NICs asked for (WithInterfaces), in that order, or
+	// every physical one; checks judge these.
+	Selected []*NIC `json:"-"`
+	// Interrupts is /proc/interrupts; nil when it could not be read.
+	Interrupts *irq.Interrupts `json:"-"`
+	// Identity holds the identity verdicts over every NIC.
+	Identity []nicinfo.Identity `json:"-"`
+	// Unread lists what could not be read, and so not judged.
+	Unread []Unread `json:"unread,omitempty"`
+
+	vfs     map[pcie.Address]bool
+	nominal map[string]bool
+}
+
+// NIC is one network function of the host: a network interface, or a PCI
+// network function without one (bound to vfio-pci or another DPDK driver,
+// or to no driver), with the facts the checks join.
+type NIC struct {
+	// NIC is the inventory record. For a function without a netdev, Name is
+	// "" and the record holds its PCI facts.
+	nicinfo.NIC
+	// NoNetdev is set for a function without a netdev.
+	NoNetdev *nicinfo.NoNetdevFunction `json:"no_netdev,omitempty"`
+	// Virtual is true for a paravirtual or software NIC (nicinfo.IsVirtual).
+	Virtual bool `json:"virtual,omitempty"`
+	// Path is the PCIe path to the root port; nil when not on PCI or not
+	// walked (see Host.Unread).
+	Path *pcie.Path `json:"pcie_path,omitempty"`
+	// Budget is the default workload's budget; nil when nothing can be
+	// modelled.
+	Budget *budget.Budget `json:"budget,omitempty"`
+	// Queues maps the NIC's queues to IRQs and CPUs; nil without
+	// /proc/interrupts or for a function without a netdev.
+	Queues *irq.NICQueues `json:"queues,omitempty"`
+	// Steering is its RPS/XPS configuration.
+	Steering irq.Steering `json:"-"`
+	// Selected is true when the NIC is among Host.Selected.
+	Selected bool `json:"-"`
+}
+
+// Judged reports whether the NIC's PCIe path is judged: a PCI function of a
+// real device (not virtual, not a software interface).
+func (n *NIC) Judged() bool { return n.PCI != nil && n.Physical() && !n.Virtual }
+
+// Part names what could not be read.
+type Part string
+
+// Parts of a host that Inspect reads.
+const (
+	PartNoNetdev   Part = "PCI functions without a netdev"
+	PartPath       Part = "PCIe path"
+	PartBudget     Part = "budget"
+	PartInterrupts Part = "irq checks"
+)
+
+// Unread is one thing Inspect could not read: which part, about which
+// subject ("" for the whole host), and the error.
+type Unread struct {
+	Part    Part   `json:"part"`
+	Subject string `json:"subject,omitempty"`
+	Err     error  `json:"-"`
+	// Error is Err's text, for JSON.
+	Error string `json:"error"`
+}
+
+// String renders "enp1s0f0: PCIe path: ...".
+func (u Unread) String() string {
+	if u.Subject == "" {
+		return fmt.Sprintf("%s: %v", u.Part, u.Err)
+	}
+	return fmt.Sprintf("%s: %s: %v", u.Subject, u.Part, u.Err)
+}
+
+func (h *Host) unread(p Part, subject string, err error) {
+	h.Unread = append(h.Unread, Unread{Part: p, Subject: subject, Err: err, Error: err.Error()})
+}
+
+// Inspect reads the host (or the snapshot given by WithRoot) once: the
+// inventory, the PCI network functions without a netdev, the PCIe path and
+// default-workload budget of every selected PCI NIC, /proc/interrupts and
+// each selected NIC's queue map and steering, and the identity verdicts.
+// It fails when the root is not a host root (ErrNotRoot, or an error
+// matching os.ErrNotExist when it does not exist), when the interfaces
+// cannot be listed, or when a name given to WithInterfaces is unknown
+// (nicinfo.ErrNoInterface); whatever else cannot be read is in Unread.
+func Inspect(ctx context.Context, opts ...Option) (*Host, error) {
+	o := buildOptions(opts)
+	if err := checkRoot(o.root); err != nil {
+		return nil, err
+	}
+	all, err := nicinfo.List(ctx, o.nicinfo()...)
+	if err != nil {
+		return nil, err
+	}
+	h := &Host{Root: o.rootDir(), vfs: map[pcie.Address]bool{}, nominal: map[string]bool{}}
+	bare, err := nicinfo.NoNetdev(ctx, o.nicinfo()...)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		h.unread(PartNoNetdev, "", err)
+	}
+	for i := range all {
+		h.NICs = append(h.NICs, &NIC{NIC: all[i], Virtual: nicinfo.IsVirtual(&all[i])})
+	}
+	for i := range bare {
+		b := &bare[i]
+		n := nicinfo.NIC{Bus: nicinfo.BusPCI, PCI: &b.PCIFunction, Link: nicinfo.Link{SpeedMbps: nicinfo.SpeedUnknown},
+			NUMANode: b.NUMANode, LocalCPUs: b.LocalCPUs, Missing: b.Missing}
+		h.NICs = append(h.NICs, &NIC{NIC: n, NoNetdev: b})
+	}
+	for _, n := range h.NICs {
+		if n.PCI != nil && n.PCI.PhysFn != "" {
+			h.vfs[n.PCI.Address] = true
+		}
+	}
+	if err := h.selectNICs(o.ifaces); err != nil {
+		return nil, err
+	}
+	h.Identity = nicinfo.Identify(all)
+	for _, id := range h.Identity {
+		if id.Misidentified {
+			for _, name := range id.Interfaces {
+				h.nominal[name] = true
+			}
+		}
+	}
+	if err := h.readPaths(ctx, o); err != nil {
+		return nil, err
+	}
+	if err := h.readQueues(ctx, o); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// checkRoot refuses a snapshot root that does not exist or holds neither
+// sys/ nor proc/. The live host ("" or "/") is always a root.
+func checkRoot(dir string) error {
+	if dir == "" || dir == "/" {
+		return nil
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return fmt.Errorf("nicdiag: root %s: %w", dir, err)
+	}
+	for _, sub := range []string{"sys", "proc"} {
+		if fi, err := os.Stat(filepath.Join(dir, sub)); err == nil && fi.IsDir() {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: %s", ErrNotRoot, dir)
+}
+
+// readPaths walks the PCIe path of every selected PCI NIC and solves the
+// default workload on it.
+func (h *Host) readPaths(ctx context.Context, o options) error {
+	for _, n := range h.Selected {
+		if n.PCI == nil || !n.Physical() {
+			continue
+		}
+		path, err := pcie.PathTo(ctx, n.PCI.Address, o.pcie()...)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if n.Judged() {
+				h.unread(PartPath, n.ID(), err)
+			}
+			continue
+		}
+		n.Path = path
+		if !n.Judged() {
+			continue // shown, not modelled
+		}
+		b, err := budget.For(&n.NIC, h.vfs, path, budget.Workload{})
+		switch {
+		case err == nil:
+			n.Budget = b
+		case !errors.Is(err, budget.ErrNoPCIePath):
+			h.unread(PartBudget, n.ID(), err)
+		}
+	}
+	return nil
+}
+
+// readQueues reads /proc/interrupts once and maps the queues of every
+// selected netdev onto it.
+func (h *Host) readQueues(ctx context.Context, o options) error {
+	x, err := irq.ReadInterrupts(ctx, irq.WithRoot(o.root))
+	switch {
+	case err == nil:
+		h.Interrupts = x
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case !errors.Is(err, fs.ErrNotExist):
+		h.unread(PartInterrupts, "", err)
+	}
+	for _, n := range h.Selected {
+		if !n.Netdev() {
+			continue
+		}
+		if x != nil {
+			q := irq.MapQueues(n.NIC, x, irq.WithRoot(o.root))
+			n.Queues = &q
+		}
+		n.Steering, _ = irq.ReadSteering(n.Name, irq.WithRoot(o.root))
+	}
+	return nil
+}
+
+// Lookup returns the NIC called name: an interface name, the PCI address
+// of an interface's function, or the PCI address of a function without a
+// netdev (the domain may be left out). An unknown name wraps
+// nicinfo.ErrNoInterface (and so os.ErrNotExist).
+func (h *Host) Lookup(name string) (*NIC, error) {
+	ns := h.match(name)
+	if len(ns) == 0 {
+		return nil, fmt.Errorf("nicdiag: %q: %w", name, nicinfo.ErrNoInterface)
+	}
+	return ns[0], nil
+}
+
+// match returns the NICs name stands for: the interface of that name, else
+// every NIC on the PCI function with that address.
+func (h *Host) match(name string) []*NIC {
+	for _, n := range h.NICs {
+		if n.Name == name && name != "" {
+			return []*NIC{n}
+		}
+	}
+	addr, err := pcie.ParseAddress(name)
+	if err != nil {
+		return nil
+	}
+	var out []*NIC
+	for _, n := range h.NICs {
+		if n.PCI != nil && n.PCI.Address == addr {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// selectNICs sets Selected: the NICs names stand for, in order, or every
+// physical NIC (with or without a netdev) when names is empty.
+func (h *Host) selectNICs(names []string) error {
+	if len(names) == 0 {
+		for _, n := range h.NICs {
+			if n.Physical() {
+				h.pick(n)
+			}
+		}
+		return nil
+	}
+	for _, name := range names {
+		ns := h.match(name)
+		if len(ns) == 0 {
+			return fmt.Errorf("nicdiag: %q: %w", name, nicinfo.ErrNoInterface)
+		}
+		for _, n := range ns {
+			h.pick(n)
+		}
+	}
+	return nil
+}
+
+func (h *Host) pick(n *NIC) {
+	if !n.Selected {
+		n.Selected = true
+		h.Selected = append(h.Selected, n)
+	}
+}
+
+// nominalSpeed reports whether the budget's port speed is a misidentified
+// device's nominal figure, reported by its driver.
+func (h *Host) nominalSpeed(n *NIC) bool {
+	return h.nominal[n.Name] && n.Budget != nil && n.Budget.PortSpeedSource == budget.FromDriver
+}
