@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 func needLab(t *testing.T) string {
 	t.Helper()
 	if os.Getenv(labSwitch) != "1" {
-		t.Skipf("QEMU lab test: set %s=1 to run (needs root; builds the guest into %s on first use, see lab/README.md)", labSwitch, CacheDir())
+		t.Skipf("QEMU lab test: set %s=1 to run (needs root; builds the guest into %s on first use, see internal/lab/README.md)", labSwitch, CacheDir())
 	}
 	setupOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
@@ -63,8 +63,8 @@ func needLab(t *testing.T) string {
 	return nicdiag
 }
 
-// boot runs the guest script lab/scripts/NAME.sh on topology NAME with the
-// static nicdiag injected, and returns the script's sections.
+// boot runs the guest script internal/lab/scripts/NAME.sh on topology NAME
+// with the static nicdiag injected, and returns the script's sections.
 func boot(t *testing.T, topo string) map[string]Section {
 	t.Helper()
 	bin := needLab(t)

@@ -26,8 +26,8 @@ import (
 	"time"
 )
 
-// Dir returns the lab/ directory of the source tree (where build.sh, run.sh,
-// guest/ and topologies/ live).
+// Dir returns the internal/lab directory of the source tree (where build.sh,
+// run.sh, guest/ and topologies/ live).
 func Dir() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Dir(file)
@@ -78,12 +78,14 @@ func EnsureBuilt(ctx context.Context, log io.Writer) error {
 }
 
 // BuildNicdiag compiles a static nicdiag (CGO_ENABLED=0, so it runs in the
-// busybox guest) from the module that contains lab/, into dir/nicdiag, and
-// returns its path.
+// busybox guest) from the module that contains this package, into
+// dir/nicdiag, and returns its path.
 func BuildNicdiag(ctx context.Context, dir string) (string, error) {
 	out := filepath.Join(dir, "nicdiag")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./cmd/nicdiag")
-	cmd.Dir = filepath.Dir(Dir())
+	// By import path from inside the module, so that it does not matter how
+	// deep in the tree this package sits.
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "github.com/nicdiag/nicdiag/cmd/nicdiag")
+	cmd.Dir = Dir()
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH=amd64")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("lab: building nicdiag: %w\n%s", err, b)
@@ -93,8 +95,8 @@ func BuildNicdiag(ctx context.Context, dir string) (string, error) {
 
 // Config is one boot.
 type Config struct {
-	// Topology names a file in lab/topologies ("links", "igb", "traffic",
-	// "none") or is a path to one.
+	// Topology names a file in internal/lab/topologies ("links", "igb",
+	// "traffic", "none") or is a path to one.
 	Topology string
 	// Script is bash run in the guest as /lab/cmd.sh, after drivers are bound
 	// and NICs are up; Prelude's helpers are defined before it.
@@ -145,7 +147,7 @@ var timingRE = regexp.MustCompile(`boot-to-shell ([0-9.]+)s \(host wall; guest u
 // that fails is a Result with a non-zero ExitStatus.
 func Run(ctx context.Context, cfg Config) (Result, error) {
 	if !Built() {
-		return Result{}, fmt.Errorf("lab: no guest image in %s: run lab/build.sh", CacheDir())
+		return Result{}, fmt.Errorf("lab: no guest image in %s: run internal/lab/build.sh", CacheDir())
 	}
 	if cfg.CPUs == 0 {
 		cfg.CPUs = 2
