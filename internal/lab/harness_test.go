@@ -1,7 +1,9 @@
 package lab
 
 import (
+	"context"
 	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -87,5 +89,43 @@ NMI:          0          0   Non-maskable interrupts
 	s := ParseSoftirqs("                    CPU0       CPU1       \n      NET_RX:        660        785\n")
 	if v := s["NET_RX"]; len(v) != 2 || v[1] != 785 {
 		t.Errorf("NET_RX %v", v)
+	}
+}
+
+// The harness has no cache of its own: unset, it refuses; set, build.sh and
+// run.sh get it as NICDIAG_LAB_CACHE over whatever the environment says.
+func TestHarnessCacheDir(t *testing.T) {
+	var none Harness
+	if none.Built() {
+		t.Error("Harness{} reports a built guest")
+	}
+	if _, err := none.Run(context.Background(), Config{}); err == nil {
+		t.Error("Harness{}.Run: no error")
+	}
+	if err := none.EnsureBuilt(context.Background(), nil); err == nil {
+		t.Error("Harness{}.EnsureBuilt: no error")
+	}
+
+	dir := t.TempDir()
+	h := Harness{CacheDir: dir}
+	if h.Built() {
+		t.Errorf("empty %s reports a built guest", dir)
+	}
+	if _, err := h.Run(context.Background(), Config{}); err == nil || !strings.Contains(err.Error(), dir) {
+		t.Errorf("Run on an empty cache: %v, want an error naming %s", err, dir)
+	}
+	t.Setenv("NICDIAG_LAB_CACHE", "/elsewhere")
+	cmd, err := h.script(context.Background(), "run.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ""
+	for _, kv := range cmd.Env {
+		if v, ok := strings.CutPrefix(kv, "NICDIAG_LAB_CACHE="); ok {
+			got = v // exec uses the last of duplicates
+		}
+	}
+	if got != dir {
+		t.Errorf("run.sh gets NICDIAG_LAB_CACHE=%q, want %q", got, dir)
 	}
 }

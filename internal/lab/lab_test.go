@@ -19,6 +19,10 @@ import (
 const labSwitch = "NICDIAG_LAB"
 
 var (
+	// Set by TestMain from the environment: the harness itself reads none.
+	labOn   bool    // NICDIAG_LAB=1
+	harness Harness // on cacheDirFromEnv()
+
 	setupOnce sync.Once
 	nicdiag   string // static binary injected into every guest
 	setupErr  error
@@ -26,6 +30,8 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	labOn = os.Getenv(labSwitch) == "1"
+	harness = Harness{CacheDir: cacheDirFromEnv()}
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)
@@ -33,24 +39,37 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// cacheDirFromEnv is the cache that build.sh and run.sh pick when run by
+// hand: $NICDIAG_LAB_CACHE, else $XDG_CACHE_HOME/nicdiag-lab, else
+// /var/tmp/nicdiag-lab.
+func cacheDirFromEnv() string {
+	if d := os.Getenv("NICDIAG_LAB_CACHE"); d != "" {
+		return d
+	}
+	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
+		return filepath.Join(d, "nicdiag-lab")
+	}
+	return "/var/tmp/nicdiag-lab"
+}
+
 // needLab skips unless NICDIAG_LAB=1, then makes sure the guest image and a
 // static nicdiag exist (building either the first time).
 func needLab(t *testing.T) string {
 	t.Helper()
-	if os.Getenv(labSwitch) != "1" {
-		t.Skipf("QEMU lab test: set %s=1 to run (needs root; builds the guest into %s on first use, see internal/lab/README.md)", labSwitch, CacheDir())
+	if !labOn {
+		t.Skipf("QEMU lab test: set %s=1 to run (needs root; builds the guest into %s on first use, see internal/lab/README.md)", labSwitch, harness.CacheDir)
 	}
 	setupOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 		defer cancel()
 		start := time.Now()
-		if !Built() {
+		if !harness.Built() {
 			var log strings.Builder
-			if setupErr = EnsureBuilt(ctx, &log); setupErr != nil {
+			if setupErr = harness.EnsureBuilt(ctx, &log); setupErr != nil {
 				setupErr = fmt.Errorf("%w\n%s", setupErr, log.String())
 				return
 			}
-			fmt.Fprintf(os.Stderr, "lab: built the guest in %s (%.1fs)\n", CacheDir(), time.Since(start).Seconds())
+			fmt.Fprintf(os.Stderr, "lab: built the guest in %s (%.1fs)\n", harness.CacheDir, time.Since(start).Seconds())
 		}
 		if binDir, setupErr = os.MkdirTemp("", "nicdiag-lab-bin"); setupErr != nil {
 			return
@@ -74,7 +93,7 @@ func boot(t *testing.T, topo string) map[string]Section {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
-	res, err := Run(ctx, Config{Topology: topo, Script: string(script), Files: []string{bin}, Timeout: 5 * time.Minute})
+	res, err := harness.Run(ctx, Config{Topology: topo, Script: string(script), Files: []string{bin}, Timeout: 5 * time.Minute})
 	if err != nil {
 		t.Fatalf("boot %s: %v\noutput:\n%s", topo, err, res.Output)
 	}
