@@ -139,8 +139,10 @@ func factsOf(t *testing.T, s Section) []NetFact {
 	return f
 }
 
-// The JSON contract of `nicdiag list --json` (DESIGN §3, nicinfo/nic.go),
-// written out here so that a change of the contract fails this test.
+// The JSON contract of `nicdiag list --json`: a document with "schema":
+// "nicdiag/v1" (README.md, "Commands") whose "nics" are nicinfo.NIC values
+// under their JSON tags (nicinfo/nic.go). The fields the tests hold against
+// sysfs are written out here, so that a change of the contract fails them.
 type listDoc struct {
 	Schema string    `json:"schema"`
 	NICs   []nicJSON `json:"nics"`
@@ -358,9 +360,11 @@ func TestLinks(t *testing.T) {
 	})
 
 	// The budget on a real driver: one e1000e gigabit port on a Gen1 x1
-	// link is Ethernet-bound (notes/pcie-model.md §4: 987 Mb/s both ways);
-	// the conventional-PCI e1000 and the paravirtual NICs have nothing to
-	// model and say so (exit 3 with a reason).
+	// link is Ethernet-bound: 1518-byte frames at 1000 Mb/s carry
+	// 1000 × 1518/(1518+20) = 987 Mb/s each way (20 bytes of preamble and
+	// inter-frame gap per frame), which the link carries both ways. The
+	// conventional-PCI e1000 and the paravirtual NICs have nothing to model
+	// and say so (exit 3 with a reason).
 	t.Run("explain", func(t *testing.T) {
 		e := sec(t, secs, "explain-"+byFn["0000:01:00.0"].Name)
 		var b struct {
@@ -388,7 +392,9 @@ func TestLinks(t *testing.T) {
 	})
 }
 
-// exitFor is DESIGN §3's exit code for a set of findings.
+// exitFor is the exit status README.md gives `check` for a set of findings:
+// 0 when nothing is at warn or above, 1 for a warning, 2 for an error (3, for
+// nicdiag itself failing, never comes from findings).
 func exitFor(fs []findingJSON) int {
 	code := 0
 	for _, f := range fs {
@@ -457,7 +463,8 @@ func TestIGB(t *testing.T) {
 		nicdiagJSON(t, sec(t, secs, "show0"), &show)
 		q := queueObjects(show)
 		if len(q) == 0 {
-			// DESIGN §3 does not say show's JSON carries the IRQ map.
+			// Nothing in the JSON contract (README.md, "Commands")
+			// promises that show's document carries the IRQ map.
 			t.Skip("show --json has no queue IRQs; monitor-queues covers the mapping")
 		}
 		checkQueues(t, q, wantQ)
