@@ -33,5 +33,5 @@ if [ "$fuzztime" != 0 ]; then
 fi
 
 if [ "${NICDIAG_LAB:-0}" = 1 ]; then
-	NICDIAG_LAB=1 go test -count=1 -v -timeout 40m ./lab/
+	NICDIAG_LAB=1 go test -count=1 -v -timeout 40m ./internal/lab/
 fi

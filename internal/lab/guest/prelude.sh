@@ -1,12 +1,18 @@
 # Defined before every lab script (lab.Prelude).
 # sec NAME CMD [ARGS]: run CMD; print its stdout, stderr and exit status between
-# markers that lab.Sections parses.
+# markers that lab.Sections parses.  CMD's stderr is held in a file of this
+# shell's own (mktemp, removed by the EXIT trap; a script that sets its own EXIT
+# trap must remove "$_sec_err" too), so shells running at once (host-side tests
+# of the prelude, parallel go test runs) cannot read each other's; one script
+# runs one section at a time.
+_sec_err=$(mktemp "${TMPDIR:-/tmp}/nicdiag-sec.XXXXXX") || exit 125
+trap 'rm -f "$_sec_err"' EXIT
 sec() {
   local name=$1 rc; shift
   printf '@@@SECTION %s\n' "$name"
-  "$@" 2>/tmp/sec.err; rc=$?
+  "$@" 2>"$_sec_err"; rc=$?
   printf '\n@@@STDERR %s\n' "$name"
-  cat /tmp/sec.err
+  cat "$_sec_err"
   printf '\n@@@END %s rc=%d\n' "$name" "$rc"
 }
 # netfacts: one line per network interface with what the kernel says about it

@@ -19,6 +19,10 @@ import (
 const labSwitch = "NICDIAG_LAB"
 
 var (
+	// Set by TestMain from the environment: the harness itself reads none.
+	labOn   bool    // NICDIAG_LAB=1
+	harness Harness // on cacheDirFromEnv()
+
 	setupOnce sync.Once
 	nicdiag   string // static binary injected into every guest
 	setupErr  error
@@ -26,6 +30,8 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	labOn = os.Getenv(labSwitch) == "1"
+	harness = Harness{CacheDir: cacheDirFromEnv()}
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)
@@ -33,24 +39,37 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// cacheDirFromEnv is the cache that build.sh and run.sh pick when run by
+// hand: $NICDIAG_LAB_CACHE, else $XDG_CACHE_HOME/nicdiag-lab, else
+// /var/tmp/nicdiag-lab.
+func cacheDirFromEnv() string {
+	if d := os.Getenv("NICDIAG_LAB_CACHE"); d != "" {
+		return d
+	}
+	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
+		return filepath.Join(d, "nicdiag-lab")
+	}
+	return "/var/tmp/nicdiag-lab"
+}
+
 // needLab skips unless NICDIAG_LAB=1, then makes sure the guest image and a
 // static nicdiag exist (building either the first time).
 func needLab(t *testing.T) string {
 	t.Helper()
-	if os.Getenv(labSwitch) != "1" {
-		t.Skipf("QEMU lab test: set %s=1 to run (needs root; builds the guest into %s on first use, see lab/README.md)", labSwitch, CacheDir())
+	if !labOn {
+		t.Skipf("QEMU lab test: set %s=1 to run (needs root; builds the guest into %s on first use, see internal/lab/README.md)", labSwitch, harness.CacheDir)
 	}
 	setupOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 		defer cancel()
 		start := time.Now()
-		if !Built() {
+		if !harness.Built() {
 			var log strings.Builder
-			if setupErr = EnsureBuilt(ctx, &log); setupErr != nil {
+			if setupErr = harness.EnsureBuilt(ctx, &log); setupErr != nil {
 				setupErr = fmt.Errorf("%w\n%s", setupErr, log.String())
 				return
 			}
-			fmt.Fprintf(os.Stderr, "lab: built the guest in %s (%.1fs)\n", CacheDir(), time.Since(start).Seconds())
+			fmt.Fprintf(os.Stderr, "lab: built the guest in %s (%.1fs)\n", harness.CacheDir, time.Since(start).Seconds())
 		}
 		if binDir, setupErr = os.MkdirTemp("", "nicdiag-lab-bin"); setupErr != nil {
 			return
@@ -63,8 +82,8 @@ func needLab(t *testing.T) string {
 	return nicdiag
 }
 
-// boot runs the guest script lab/scripts/NAME.sh on topology NAME with the
-// static nicdiag injected, and returns the script's sections.
+// boot runs the guest script internal/lab/scripts/NAME.sh on topology NAME
+// with the static nicdiag injected, and returns the script's sections.
 func boot(t *testing.T, topo string) map[string]Section {
 	t.Helper()
 	bin := needLab(t)
@@ -74,7 +93,7 @@ func boot(t *testing.T, topo string) map[string]Section {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
-	res, err := Run(ctx, Config{Topology: topo, Script: string(script), Files: []string{bin}, Timeout: 5 * time.Minute})
+	res, err := harness.Run(ctx, Config{Topology: topo, Script: string(script), Files: []string{bin}, Timeout: 5 * time.Minute})
 	if err != nil {
 		t.Fatalf("boot %s: %v\noutput:\n%s", topo, err, res.Output)
 	}
@@ -120,8 +139,10 @@ func factsOf(t *testing.T, s Section) []NetFact {
 	return f
 }
 
-// The JSON contract of `nicdiag list --json` (DESIGN §3, nicinfo/nic.go),
-// written out here so that a change of the contract fails this test.
+// The JSON contract of `nicdiag list --json`: a document with "schema":
+// "nicdiag/v1" (README.md, "Commands") whose "nics" are nicinfo.NIC values
+// under their JSON tags (nicinfo/nic.go). The fields the tests hold against
+// sysfs are written out here, so that a change of the contract fails them.
 type listDoc struct {
 	Schema string    `json:"schema"`
 	NICs   []nicJSON `json:"nics"`
@@ -339,9 +360,11 @@ func TestLinks(t *testing.T) {
 	})
 
 	// The budget on a real driver: one e1000e gigabit port on a Gen1 x1
-	// link is Ethernet-bound (notes/pcie-model.md §4: 987 Mb/s both ways);
-	// the conventional-PCI e1000 and the paravirtual NICs have nothing to
-	// model and say so (exit 3 with a reason).
+	// link is Ethernet-bound: 1518-byte frames at 1000 Mb/s carry
+	// 1000 × 1518/(1518+20) = 987 Mb/s each way (20 bytes of preamble and
+	// inter-frame gap per frame), which the link carries both ways. The
+	// conventional-PCI e1000 and the paravirtual NICs have nothing to model
+	// and say so (exit 3 with a reason).
 	t.Run("explain", func(t *testing.T) {
 		e := sec(t, secs, "explain-"+byFn["0000:01:00.0"].Name)
 		var b struct {
@@ -369,7 +392,9 @@ func TestLinks(t *testing.T) {
 	})
 }
 
-// exitFor is DESIGN §3's exit code for a set of findings.
+// exitFor is the exit status README.md gives `check` for a set of findings:
+// 0 when nothing is at warn or above, 1 for a warning, 2 for an error (3, for
+// nicdiag itself failing, never comes from findings).
 func exitFor(fs []findingJSON) int {
 	code := 0
 	for _, f := range fs {
@@ -438,7 +463,8 @@ func TestIGB(t *testing.T) {
 		nicdiagJSON(t, sec(t, secs, "show0"), &show)
 		q := queueObjects(show)
 		if len(q) == 0 {
-			// DESIGN §3 does not say show's JSON carries the IRQ map.
+			// Nothing in the JSON contract (README.md, "Commands")
+			// promises that show's document carries the IRQ map.
 			t.Skip("show --json has no queue IRQs; monitor-queues covers the mapping")
 		}
 		checkQueues(t, q, wantQ)

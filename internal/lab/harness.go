@@ -3,10 +3,11 @@
 // runs a script in it, so that nicdiag can be tested against real drivers,
 // real sysfs, real MSI-X vectors and real softirqs.
 //
-// The guest is built by build.sh into a cache outside the source tree (see
-// CacheDir); Run boots it through run.sh. Both need root (unshare -n, apt-get
-// download) and take seconds, so the tests in this package run only when
-// NICDIAG_LAB=1.
+// The guest is built by build.sh into a cache directory outside the source
+// tree, which the caller names (Harness.CacheDir); Harness.Run boots it
+// through run.sh. Both need root (unshare -n, apt-get download) and take
+// seconds, so the tests in this package run only when NICDIAG_LAB=1 (the
+// tests, not this package, read the environment).
 package lab
 
 import (
@@ -26,64 +27,91 @@ import (
 	"time"
 )
 
-// Dir returns the lab/ directory of the source tree (where build.sh, run.sh,
-// guest/ and topologies/ live).
+// Dir returns the internal/lab directory of the source tree (where build.sh,
+// run.sh, guest/ and topologies/ live).
 func Dir() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Dir(file)
 }
 
-// CacheDir returns where build.sh keeps downloads and the built guest:
-// $NICDIAG_LAB_CACHE, else $XDG_CACHE_HOME/nicdiag-lab, else
-// /var/tmp/nicdiag-lab. build.sh and run.sh use the same rule.
-func CacheDir() string {
-	if d := os.Getenv("NICDIAG_LAB_CACHE"); d != "" {
-		return d
-	}
-	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
-		return filepath.Join(d, "nicdiag-lab")
-	}
-	return "/var/tmp/nicdiag-lab"
+// Harness boots guests built into one cache directory.
+type Harness struct {
+	// CacheDir is where build.sh keeps its downloads and the built guest,
+	// and where run.sh boots it from; build.sh creates it. It must be set:
+	// the harness has no default of its own. build.sh and run.sh get it as
+	// NICDIAG_LAB_CACHE, whatever the caller's environment says; run by
+	// hand they fall back to $XDG_CACHE_HOME/nicdiag-lab, then
+	// /var/tmp/nicdiag-lab (see README.md).
+	CacheDir string
 }
 
-// Built reports whether the cache holds a bootable guest.
-func Built() bool {
+// cache returns h.CacheDir made absolute, or an error when it is unset.
+func (h Harness) cache() (string, error) {
+	if h.CacheDir == "" {
+		return "", errors.New("lab: Harness.CacheDir is not set")
+	}
+	return filepath.Abs(h.CacheDir)
+}
+
+// script returns a command running the shell script name (build.sh, run.sh)
+// of Dir() on h's cache.
+func (h Harness) script(ctx context.Context, name string, args ...string) (*exec.Cmd, error) {
+	c, err := h.cache()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, filepath.Join(Dir(), name), args...)
+	cmd.Env = append(cmd.Environ(), "NICDIAG_LAB_CACHE="+c)
+	return cmd, nil
+}
+
+// Built reports whether h's cache holds a bootable guest.
+func (h Harness) Built() bool {
+	c, err := h.cache()
+	if err != nil {
+		return false
+	}
 	for _, f := range []string{"vmlinux", "initramfs.cpio", "qemu/usr/bin/qemu-system-x86_64", "busybox/bin/busybox"} {
-		if _, err := os.Stat(filepath.Join(CacheDir(), f)); err != nil {
+		if _, err := os.Stat(filepath.Join(c, f)); err != nil {
 			return false
 		}
 	}
 	return true
 }
 
-// EnsureBuilt runs build.sh when the cache has no guest yet, writing its
+// EnsureBuilt runs build.sh when h's cache has no guest yet, writing its
 // progress to log (which may be nil). build.sh is idempotent, so a partial
 // cache is completed rather than refetched.
-func EnsureBuilt(ctx context.Context, log io.Writer) error {
-	if Built() {
+func (h Harness) EnsureBuilt(ctx context.Context, log io.Writer) error {
+	if h.Built() {
 		return nil
 	}
 	if log == nil {
 		log = io.Discard
 	}
-	cmd := exec.CommandContext(ctx, filepath.Join(Dir(), "build.sh"))
+	cmd, err := h.script(ctx, "build.sh")
+	if err != nil {
+		return err
+	}
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("lab: build.sh: %w", err)
 	}
-	if !Built() {
-		return errors.New("lab: build.sh finished but the cache has no guest image")
+	if !h.Built() {
+		return fmt.Errorf("lab: build.sh finished but %s has no guest image", h.CacheDir)
 	}
 	return nil
 }
 
 // BuildNicdiag compiles a static nicdiag (CGO_ENABLED=0, so it runs in the
-// busybox guest) from the module that contains lab/, into dir/nicdiag, and
-// returns its path.
+// busybox guest) from the module that contains this package, into
+// dir/nicdiag, and returns its path.
 func BuildNicdiag(ctx context.Context, dir string) (string, error) {
 	out := filepath.Join(dir, "nicdiag")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./cmd/nicdiag")
-	cmd.Dir = filepath.Dir(Dir())
+	// By import path from inside the module, so that it does not matter how
+	// deep in the tree this package sits.
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "github.com/nicdiag/nicdiag/cmd/nicdiag")
+	cmd.Dir = Dir()
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH=amd64")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("lab: building nicdiag: %w\n%s", err, b)
@@ -93,8 +121,8 @@ func BuildNicdiag(ctx context.Context, dir string) (string, error) {
 
 // Config is one boot.
 type Config struct {
-	// Topology names a file in lab/topologies ("links", "igb", "traffic",
-	// "none") or is a path to one.
+	// Topology names a file in internal/lab/topologies ("links", "igb",
+	// "traffic", "none") or is a path to one.
 	Topology string
 	// Script is bash run in the guest as /lab/cmd.sh, after drivers are bound
 	// and NICs are up; Prelude's helpers are defined before it.
@@ -139,13 +167,14 @@ var Prelude string
 
 var timingRE = regexp.MustCompile(`boot-to-shell ([0-9.]+)s \(host wall; guest uptime ([0-9.]*)s\), total ([0-9.]+)s`)
 
-// Run boots cfg.Topology, runs cfg.Script in the guest and returns its output
-// and exit status. The error is for a boot that never reached the end of the
-// script (no image, bad topology, guest hung or crashed, timeout); a script
-// that fails is a Result with a non-zero ExitStatus.
-func Run(ctx context.Context, cfg Config) (Result, error) {
-	if !Built() {
-		return Result{}, fmt.Errorf("lab: no guest image in %s: run lab/build.sh", CacheDir())
+// Run boots cfg.Topology from h's cache, runs cfg.Script in the guest and
+// returns its output and exit status. The error is for a boot that never
+// reached the end of the script (no image, bad topology, guest hung or
+// crashed, timeout); a script that fails is a Result with a non-zero
+// ExitStatus.
+func (h Harness) Run(ctx context.Context, cfg Config) (Result, error) {
+	if !h.Built() {
+		return Result{}, fmt.Errorf("lab: no guest image in %q: see EnsureBuilt, or run internal/lab/build.sh with NICDIAG_LAB_CACHE set to it", h.CacheDir)
 	}
 	if cfg.CPUs == 0 {
 		cfg.CPUs = 2
@@ -176,12 +205,15 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	args = append(args, "-")
 	// run.sh's own timeout kills QEMU; the context is a backstop.
-	cmd := exec.CommandContext(ctx, filepath.Join(Dir(), "run.sh"), args...)
+	cmd, err := h.script(ctx, "run.sh", args...)
+	if err != nil {
+		return Result{}, err
+	}
 	cmd.Stdin = strings.NewReader(Prelude + cfg.Script)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.WaitDelay = 10 * time.Second
-	err := cmd.Run()
+	err = cmd.Run()
 	res := Result{Output: stdout.String(), Log: stderr.String()}
 	m := timingRE.FindStringSubmatch(res.Log)
 	if m == nil {

@@ -1,35 +1,59 @@
 package lab
 
 import (
+	"context"
+	"os"
 	"os/exec"
+	"strings"
+	"sync"
 	"testing"
 )
 
 // The prelude's sec helper, run by the host's bash, round-trips through
-// Sections: stdout with and without a final newline, stderr, exit status.
+// Sections: stdout with and without a final newline, stderr, exit status. The
+// shells run several at once, as they do when other test processes on the
+// machine run theirs: each keeps its commands' stderr to itself, and leaves
+// no file behind.
 func TestPreludeSections(t *testing.T) {
 	script := Prelude + `
 sec a printf 'one\ntwo\n'
 sec b sh -c 'printf partial; echo oops >&2; exit 7'
 sec empty true
 `
-	out, err := exec.Command("bash", "-c", script).Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := Sections(string(out))
 	want := map[string]Section{
 		"a":     {Name: "a", Stdout: "one\ntwo\n", Stderr: "", RC: 0},
 		"b":     {Name: "b", Stdout: "partial", Stderr: "oops\n", RC: 7},
 		"empty": {Name: "empty", Stdout: "", Stderr: "", RC: 0},
 	}
-	if len(s) != len(want) {
-		t.Fatalf("sections %v, want %v", s, want)
+	tmp := t.TempDir()
+	const shells = 8
+	outs := make([][]byte, shells)
+	errs := make([]error, shells)
+	var wg sync.WaitGroup
+	for i := range shells {
+		wg.Go(func() {
+			cmd := exec.Command("bash", "-c", script)
+			cmd.Env = append(cmd.Environ(), "TMPDIR="+tmp)
+			outs[i], errs[i] = cmd.Output()
+		})
 	}
-	for k, w := range want {
-		if s[k] != w {
-			t.Errorf("section %s: %#v, want %#v", k, s[k], w)
+	wg.Wait()
+	for i := range shells {
+		if errs[i] != nil {
+			t.Fatalf("shell %d: %v", i, errs[i])
 		}
+		s := Sections(string(outs[i]))
+		if len(s) != len(want) {
+			t.Fatalf("shell %d: sections %v, want %v", i, s, want)
+		}
+		for k, w := range want {
+			if s[k] != w {
+				t.Errorf("shell %d: section %s: %#v, want %#v", i, k, s[k], w)
+			}
+		}
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("the prelude left %d file(s) in TMPDIR: %v", len(left), left)
 	}
 }
 
@@ -87,5 +111,43 @@ NMI:          0          0   Non-maskable interrupts
 	s := ParseSoftirqs("                    CPU0       CPU1       \n      NET_RX:        660        785\n")
 	if v := s["NET_RX"]; len(v) != 2 || v[1] != 785 {
 		t.Errorf("NET_RX %v", v)
+	}
+}
+
+// The harness has no cache of its own: unset, it refuses; set, build.sh and
+// run.sh get it as NICDIAG_LAB_CACHE over whatever the environment says.
+func TestHarnessCacheDir(t *testing.T) {
+	var none Harness
+	if none.Built() {
+		t.Error("Harness{} reports a built guest")
+	}
+	if _, err := none.Run(context.Background(), Config{}); err == nil {
+		t.Error("Harness{}.Run: no error")
+	}
+	if err := none.EnsureBuilt(context.Background(), nil); err == nil {
+		t.Error("Harness{}.EnsureBuilt: no error")
+	}
+
+	dir := t.TempDir()
+	h := Harness{CacheDir: dir}
+	if h.Built() {
+		t.Errorf("empty %s reports a built guest", dir)
+	}
+	if _, err := h.Run(context.Background(), Config{}); err == nil || !strings.Contains(err.Error(), dir) {
+		t.Errorf("Run on an empty cache: %v, want an error naming %s", err, dir)
+	}
+	t.Setenv("NICDIAG_LAB_CACHE", "/elsewhere")
+	cmd, err := h.script(context.Background(), "run.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ""
+	for _, kv := range cmd.Env {
+		if v, ok := strings.CutPrefix(kv, "NICDIAG_LAB_CACHE="); ok {
+			got = v // exec uses the last of duplicates
+		}
+	}
+	if got != dir {
+		t.Errorf("run.sh gets NICDIAG_LAB_CACHE=%q, want %q", got, dir)
 	}
 }
