@@ -36,7 +36,7 @@ type Report struct {
 }
 
 // Check inventories the host (or snapshot), walks every PCI NIC's path, solves
-// the default workload (DESIGN §3) for it and runs the identity and static
+// the default workload (docs/design.md §3) for it and runs the identity and static
 // IRQ checks. Network-class PCI functions without a netdev (vfio-pci, no
 // driver) get the PCIe checks too. With WithInterfaces it reports on those
 // interfaces (or PCI addresses of such functions) only.

@@ -18,7 +18,7 @@ var ErrNoPCIePath = errors.New("no PCIe link to model")
 // line rate its ports in use demand, what each PCIe hop can carry, and the
 // ceiling. Mb/s are Ethernet frame bits (header and FCS, no preamble or
 // gap) per second, in each direction the workload uses, summed over the ports
-// in use. The JSON field names are a stable contract (DESIGN §3).
+// in use. The JSON field names are a stable contract (docs/design.md §3).
 type Budget struct {
 	Interface string        `json:"interface"`
 	Address   string        `json:"pci_address"`
@@ -51,7 +51,7 @@ type Budget struct {
 }
 
 // Explain computes the throughput budget of the interface called iface for
-// workload w. Zero fields of w take the defaults of DESIGN §3: 1518-byte
+// workload w. Zero fields of w take the defaults of docs/design.md §3: 1518-byte
 // frames, both directions, every port sharing the narrowest link, each at the
 // interface's link speed.
 //
