@@ -13,7 +13,7 @@ import (
 
 const snaps = "testdata/snapshots/"
 
-// The seed case (shared/seeds, notes/pcie-model.md §4.1): a dual 82576 on a
+// The seed case (docs/field-reports.md report 001, docs/pcie-model.md §4.1): a dual 82576 on a
 // mini-PCIe→x1 adapter forwards both ways at just under 1400 Mb/s.
 func TestExplainSeed82576(t *testing.T) {
 	b, err := Explain(context.Background(), "enp1s0f0", budget.Workload{}, WithRoot(snaps+"82576-minipcie-x1"))

@@ -1,6 +1,6 @@
 package budget
 
-// The throughput model of notes/pcie-model.md: the link capacity per
+// The throughput model of docs/pcie-model.md: the link capacity per
 // direction after line encoding, DLLP (Ack, UpdateFC) and SKP tax; the bytes
 // every packet costs on the link in each direction (data TLPs, descriptor
 // fetches and write-backs, doorbells, interrupts); and the packet rate the
@@ -66,7 +66,7 @@ const (
 	ethFCS = 4  // frame check sequence, not DMA'd
 )
 
-// TLP sizes without framing, in bytes (Base Spec; notes §2.3).
+// TLP sizes without framing, in bytes (Base Spec; docs/pcie-model.md §2.3).
 const (
 	hdr32  = 12 // MWr/MRd header with a 32-bit address (3 DW)
 	hdr64  = 16 // MWr/MRd header with a 64-bit address (4 DW)
@@ -126,7 +126,7 @@ const (
 	Both Direction = "both"
 	// Forward: one-way forwarding. Half the ports in use receive at line
 	// rate and the other half send what was received, so the host receives
-	// and sends Ports/2 ports' line rate each (notes §3.1, a_rx = a_tx = ½).
+	// and sends Ports/2 ports' line rate each (docs/pcie-model.md §3.1, a_rx = a_tx = ½).
 	// It needs Ports >= 2.
 	Forward Direction = "forward"
 )
@@ -163,7 +163,7 @@ type DLLPMode int
 const (
 	// DLLPScaled takes an interval of N symbol times as N × width bytes,
 	// since a symbol time carries one byte per lane. It fits the X520 Gen2 x4
-	// measurement; the note recommends it.
+	// measurement; docs/pcie-model.md §2.2 recommends it.
 	DLLPScaled DLLPMode = iota
 	// DLLPPaper takes N symbol times as N bytes, as pcie-bench/pcie-model
 	// does. Exact for x1; it overstates the tax on wide links.
@@ -185,7 +185,7 @@ type Variant struct {
 
 // The three variants Solve reports.
 var (
-	// Nominal is the note's default: scaled DLLP, 64-bit, MPS chunks.
+	// Nominal is the default of docs/pcie-model.md §3.3: scaled DLLP, 64-bit, MPS chunks.
 	Nominal = Variant{}
 	// Pessimistic gives the low end: paper DLLP, 64-bit, RCB chunks.
 	Pessimistic = Variant{DLLP: DLLPPaper, RCBChunks: true}
@@ -644,7 +644,7 @@ func cplCount(n, mrrs, chunk int) int {
 	return c
 }
 
-// packetCost is notes §3: the bytes one received and one sent packet cost
+// packetCost is docs/pcie-model.md §3: the bytes one received and one sent packet cost
 // on a link with the given per-TLP framing.
 func (s *modelSolver) packetCost(framing int, v Variant) PacketCost {
 	p := &s.p

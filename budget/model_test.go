@@ -8,7 +8,7 @@ import (
 	"github.com/nicdiag/nicdiag/pcie"
 )
 
-// near reports whether got matches a number the note prints rounded to whole
+// near reports whether got matches a number docs/pcie-model.md prints rounded to whole
 // Mb/s (or truncated): within 1 Mb/s plus 0.05 %. That is far tighter than
 // the ±5 % the issue allows, so a wrong constant (an MSI size, a header
 // size, the SKP tax) fails these tests.
@@ -16,7 +16,7 @@ func near(got, want float64) bool {
 	return math.Abs(got-want) <= 1+0.0005*want
 }
 
-// link1 is a single-hop path with MRRS 512 and RCB 64, as in notes §4.
+// link1 is a single-hop path with MRRS 512 and RCB 64, as in docs/pcie-model.md §4.
 func link1(gts float64, width, mps int) []LinkParams {
 	return []LinkParams{{Addr: "0000:01:00.0", GTs: gts, Width: width, MPS: mps, MRRS: 512, RCB: 64}}
 }
@@ -30,7 +30,7 @@ func profile(t testing.TB, driver string, vendor, device uint16) Profile {
 	return p
 }
 
-// TestWorkedExamples reproduces notes §4 (scaled DLLP, 64-bit, MRRS 512,
+// TestWorkedExamples reproduces docs/pcie-model.md §4 (scaled DLLP, 64-bit, MRRS 512,
 // RCB 64, MPS-sized completions) and §4.1.
 func TestWorkedExamples(t *testing.T) {
 	igb82576 := profile(t, "igb", 0x8086, 0x10c9)
@@ -48,10 +48,10 @@ func TestWorkedExamples(t *testing.T) {
 		links []LinkParams
 		p     Profile
 		w     Workload
-		want  float64 // CeilingMbps.Nominal, per the note
+		want  float64 // CeilingMbps.Nominal, per docs/pcie-model.md §4
 		bound Bound
-		low   float64 // CeilingMbps.Low per the note; 0: not stated
-		high  float64 // CeilingMbps.High per the note; 0: not stated
+		low   float64 // CeilingMbps.Low per docs/pcie-model.md §4; 0: not stated
+		high  float64 // CeilingMbps.High per docs/pcie-model.md §4; 0: not stated
 	}
 	w := func(frame int, d Direction, ports int, mbps float64) Workload {
 		return Workload{FrameBytes: frame, Direction: d, Ports: ports, PortMbps: mbps}
@@ -73,7 +73,7 @@ func TestWorkedExamples(t *testing.T) {
 		{"82574L both 64", link1(2.5, 1, 128), e1000e, w(64, Both, 1, 1000), 630, BoundPCIe, 0, 0},
 		{"I225 both Gen2 1518", link1(5, 1, 128), igc, w(1518, Both, 1, 2500), 2467, BoundEthernet, 0, 0},
 		{"I225 both Gen2 64", link1(5, 1, 128), igc, w(64, Both, 1, 2500), 1488, BoundPCIe, 0, 0},
-		// The note prints 1367 here, which is the RCB-64 (low) figure; the
+		// 1367 is the RCB-64 (low) figure here (docs/pcie-model.md §4); the
 		// nominal one is the same as the I350's at Gen1, 1464.
 		{"I225 both Gen1 1518", link1(2.5, 1, 128), igc, w(1518, Both, 1, 2500), 1464, BoundPCIe, 1367, 0},
 		{"I225 both Gen1 64", link1(2.5, 1, 128), igc, w(64, Both, 1, 2500), 735, BoundPCIe, 0, 0},
@@ -117,7 +117,7 @@ func TestWorkedExamples(t *testing.T) {
 	}
 }
 
-// TestSeedDetail checks the step-by-step numbers of notes §4.1.
+// TestSeedDetail checks the step-by-step numbers of docs/pcie-model.md §4.1.
 func TestSeedDetail(t *testing.T) {
 	r, err := Solve(link1(2.5, 1, 128), profile(t, "igb", 0x8086, 0x10e8), Workload{Ports: 2, PortMbps: 1000})
 	if err != nil {
@@ -167,7 +167,7 @@ func TestSeedDetail(t *testing.T) {
 	}
 }
 
-// TestLinkCapacity checks the C_dir table of notes §2.2.
+// TestLinkCapacity checks the C_dir table of docs/pcie-model.md §2.2.
 func TestLinkCapacity(t *testing.T) {
 	cases := []struct {
 		gts           float64
@@ -192,7 +192,7 @@ func TestLinkCapacity(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// The note rounds to 0.01 Gb/s.
+			// docs/pcie-model.md rounds to 0.01 Gb/s.
 			if math.Abs(got-m.want) > 0.0051 {
 				t.Errorf("%v GT/s x%d MPS %d mode %d: C_dir %.4f, note says %.2f", c.gts, c.width, c.mps, m.mode, got, m.want)
 			}
@@ -217,7 +217,7 @@ func TestLinkCapacity(t *testing.T) {
 	}
 }
 
-// TestPaperThresholds checks notes §5: Gen3 x8, MPS 256, 40GbE, the ixgbe
+// TestPaperThresholds checks docs/pcie-model.md §5: Gen3 x8, MPS 256, 40GbE, the ixgbe
 // kernel profile.
 func TestPaperThresholds(t *testing.T) {
 	links := link1(8, 8, 256)
@@ -261,7 +261,7 @@ func TestPaperThresholds(t *testing.T) {
 	}
 }
 
-// Test100G checks notes §4 and §5 for 100GbE on Gen3 x16.
+// Test100G checks docs/pcie-model.md §4 and §5 for 100GbE on Gen3 x16.
 func Test100G(t *testing.T) {
 	links := link1(8, 16, 256)
 	dpdk := profile(t, "vfio-pci", 0x15b3, 0x1017)

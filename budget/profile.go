@@ -6,7 +6,7 @@ import (
 )
 
 // Profile is a NIC's DMA pattern: what besides packet data crosses the link
-// for each packet (notes §3). Zero fields take the documented defaults, so
+// for each packet (docs/pcie-model.md §3). Zero fields take the documented defaults, so
 // the zero Profile is a NIC with 16 B descriptors, no batching at all and
 // no interrupts.
 type Profile struct {
@@ -85,7 +85,7 @@ func (p Profile) normalize() (Profile, error) {
 	return p, nil
 }
 
-// The profiles of notes §3.2. Where the basis says "assumed", the values
+// The profiles of docs/pcie-model.md §3.2. Where the basis says "assumed", the values
 // are not taken from a driver or datasheet.
 var (
 	profIGB82576 = Profile{Name: "igb 82576 (per-descriptor write-back)",
@@ -123,7 +123,7 @@ var (
 )
 
 // Bases of the profiles: where their values come from (ids as in
-// notes/pcie-model.md §1).
+// docs/pcie-model.md §1).
 const (
 	basisIGB82576 = "igb.h: IGB_RX_WTHRESH and IGB_TX_WTHRESH are 1 on an 82576 with MSI-X, so every descriptor is written back on its own; PTHRESH/HTHRESH 8 (fetches of 8); RX tail written every 16 buffers (I3). With MSI or INTx the driver uses 4/16 and the I350 profile fits better"
 	basisIGB      = "igb.h: IGB_RX_WTHRESH 4 and IGB_TX_WTHRESH 16 on every MAC but an 82576 with MSI-X; PTHRESH/HTHRESH 8; RX tail every 16 buffers (I3)"

@@ -73,7 +73,7 @@ var masquerades = []masquerade{{
 		"RouterOS router whose ARM CPU forwards each packet (Fast Path/FastTrack on, and per-core " +
 		"load on the card, decide what it carries); atl1c offers no offloads.",
 	source: "Annapurna Labs SoC emulating the AR8151 programming interface (1969:1083, atl1c); " +
-		"card LnkCap 8 GT/s x8 (shared/fixtures/INDEX.md; seed 000)",
+		"card LnkCap 8 GT/s x8 (PCIe 3.0 x8 per the review at https://bokehui.net/article/100113552)",
 }}
 
 // ChipOf returns the known-device row for a NIC's PCI or USB ID.

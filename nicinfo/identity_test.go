@@ -19,8 +19,8 @@ var (
 	fastModes = []string{"10baseT/Half", "10baseT/Full", "100baseT/Half", "100baseT/Full"}
 )
 
-// ccr2004 builds the seed-000 host's four functions (seeds/000: lspci,
-// dmesg and ethtool of enp1s0f0; LnkCap 8 GT/s x8 from fixtures/INDEX.md).
+// ccr2004 builds the seed-000 host's four functions (docs/field-reports.md: lspci,
+// dmesg and ethtool of enp1s0f0; LnkCap 8 GT/s x8 as the review gives it).
 func ccr2004() []NIC {
 	var nics []NIC
 	for fn := range 4 {
@@ -36,7 +36,7 @@ func ccr2004() []NIC {
 }
 
 // ar8151 is a genuine desktop AR8151 v2.0 (Gigabyte board, subsystem
-// 1458:e000 as INDEX.md gives it): one function, 2.5 GT/s x1, gigabit.
+// 1458:e000 as pci.ids gives it): one function, 2.5 GT/s x1, gigabit.
 func ar8151(sv, sd uint16) NIC {
 	return NIC{Name: "enp3s0", Bus: BusPCI, Driver: "atl1c", OperState: "up",
 		PCI: &PCIFunction{Address: "0000:03:00.0", VendorID: 0x1969, DeviceID: 0x1083,

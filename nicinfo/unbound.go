@@ -4,7 +4,7 @@ package nicinfo
 // netdev or not, and github.com/jaypipes/ghw's pci package does exactly that
 // (address, class, driver, IOMMU group, parent) against a chroot, which is
 // how nicdiag reads snapshots. It is used only for that enumeration, with its
-// known traps avoided (shared/notes/dependencies.md §1):
+// known traps avoided (docs/dependencies.md §1):
 //   - an empty pcidb.PCIDB is passed, so ghw never parses all of pci.ids
 //     (40-85 ms); names come from the package's own ScanPCIIDs lookup;
 //   - topology detection, external tools and warnings (which ghw would log

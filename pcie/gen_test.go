@@ -22,7 +22,7 @@ func TestGenBySpeed(t *testing.T) {
 	}
 }
 
-// TestGenTable checks the table against notes §2.1.
+// TestGenTable checks the table against docs/pcie-model.md §2.1.
 func TestGenTable(t *testing.T) {
 	want := []struct {
 		gts      float64

@@ -152,7 +152,7 @@ var lspciPortType = map[string]PortType{
 }
 
 // tree builds a sysfs snapshot in a temporary directory, laid out as the
-// kernel does (DESIGN §4).
+// kernel does (docs/design.md §4).
 type tree struct {
 	t   testing.TB
 	dir string

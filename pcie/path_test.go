@@ -42,7 +42,7 @@ func setLink(t testing.TB, b []byte, reg int, speedCode, width int) {
 }
 
 // motivatingTree is the 82576 dual-port card on a mini-PCIe-to-x1 adapter
-// (DESIGN §1). The card's 4 KiB config is the pciutils dump with LnkSta
+// (docs/field-reports.md report 001). The card's 4 KiB config is the pciutils dump with LnkSta
 // width patched from x4 to x1 (it trains x1 in a one-lane slot); function 1
 // reuses function 0's bytes. The root port is ICH10 00:1c.1 from the
 // tree-asus-p6t6 dump with LnkCap patched to 5 GT/s x1: the seed says an

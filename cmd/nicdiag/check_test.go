@@ -93,7 +93,7 @@ func TestExplainJSONFields(t *testing.T) {
 	}
 	for _, k := range []string{"ceiling_mbps", "bound", "ethernet_mbps", "pcie_mbps", "limiting_hop", "at_capability_mbps", "workload"} {
 		if _, ok := doc[k]; !ok {
-			t.Errorf("explain JSON lacks %q (DESIGN §3)", k)
+			t.Errorf("explain JSON lacks %q (docs/design.md §3)", k)
 		}
 	}
 	w := doc["workload"].(map[string]any)

@@ -25,7 +25,7 @@ import (
 	"github.com/nicdiag/nicdiag/snapshot"
 )
 
-// Exit codes (DESIGN §3).
+// Exit codes (docs/design.md §3).
 const (
 	exitOK    = 0
 	exitWarn  = 1
@@ -121,7 +121,7 @@ func (e *env) fail(err error) int {
 	return exitFail
 }
 
-// exitFor maps findings to the exit code of DESIGN §3.
+// exitFor maps findings to the exit code of docs/design.md §3.
 func exitFor(fs []finding.Finding) int {
 	w, ok := finding.Worst(fs)
 	switch {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerates every snapshot tree in this directory (nicdiag DESIGN.md section 4).
+"""Regenerates every snapshot tree in this directory (layout: docs/design.md section 4).
 
     python3 testdata/snapshots/gen.py            # rm -rf and rewrite every tree
     python3 testdata/snapshots/gen.py NAME ...   # only the named trees
@@ -696,7 +696,7 @@ def t_82576_minipcie_x1():
              "Intel 82576 dual-port Gigabit ET [8086:10c9] subsys 8086:a03c (driver igb, netdevs "
              "enp1s0f0/enp1s0f1) in a mini-PCIe slot through a mini-PCIe -> PCIe x1 adapter: the "
              "link trained at 2.5 GT/s x1 (device LnkCap 2.5 GT/s x4, slot LnkCap 5 GT/s x1). This "
-             "is the seed scenario (shared/seeds, notes/pcie-model.md 4.1): ~1 Gb/s per port one "
+             "is the seed scenario (docs/field-reports.md report 001, docs/pcie-model.md 4.1): ~1 Gb/s per port one "
              "way, just under 1400 Mb/s total bidirectional.")
     minipc_host(t, 1)
     raw = load_lspci_hex(SRC_82576)["01:00.0"]
@@ -847,7 +847,7 @@ def i350_minipc(t, dpdk_fn=None):
            "values from the node_exporter fixture (45:00.0). Its subsystem 8086:00a3 is a 4-port "
            "OCP card; this tree uses 8086:0002 (I350-T2, pci.ids) to match a dual-port card.")
     t.note("Root port LnkSta and sysfs current_link_speed are 5.0 GT/s PCIe x1: the seed's "
-           "1850-2000 Mb/s I340/I350 result implies a Gen2 x1 link (notes/pcie-model.md 4.1 step 6).")
+           "1850-2000 Mb/s I340/I350 result implies a Gen2 x1 link (docs/pcie-model.md 4.1 step 6).")
     t.note("Host, IRQs, MSI-X vector names, ethtool JSON (firmware '1.63, 0x800009fa', version "
            "6.1.0-18-amd64) and /proc counters are reconstructed exactly as in 82576-minipcie-x1.")
     nics = []
@@ -896,7 +896,7 @@ def i350_minipc(t, dpdk_fn=None):
     return t
 
 
-SEED000 = "shared/seeds/000_8b0f8fc12e759098.txt, copied to src/seed-000-ccr2004-host.txt (bokehui.net review of the MikroTik CCR2004-1G-2XS-PCIe, host view: lspci, dmesg, ethtool, ethtool -i)"
+SEED000 = "https://bokehui.net/article/100113552 (review of the MikroTik CCR2004-1G-2XS-PCIe; report 000 in docs/field-reports.md), host view copied to src/seed-000-ccr2004-host.txt: lspci, dmesg, ethtool, ethtool -i"
 
 
 @tree
@@ -986,8 +986,8 @@ def t_ccr2004_host():
            "name, dmesg). Revision 0xc0 (the AR8151 v2.0 revision) and subsystem 1969:1083 are my "
            "choice: the seed shows no Subsystem line, and atl1c recognises the card by an MMIO "
            "magic register (REG_MT_MAGIC), not by subsystem ids.")
-    t.note("Link: LnkCap and LnkSta 8 GT/s x8 on every function (INDEX.md: the card's LnkCap is "
-           "8 GT/s x8; the functions of one device share the link); DevCap/DevCtl MPS 256, MRRS "
+    t.note("Link: LnkCap and LnkSta 8 GT/s x8 on every function (the review: PCIe 3.0 x8, so "
+           "the card's LnkCap is 8 GT/s x8; the functions of one device share the link); DevCap/DevCtl MPS 256, MRRS "
            "512; sysfs current/max 8.0 GT/s PCIe / 8. The 256-byte configs (PM at 40, MSI at 48, "
            "PCIe at 58 like a real AR8151) are built by gen.py, not dumped.")
     t.note("Interrupts: atl1c requests one MSI vector per function (msi_irqs/N = msi; IRQs 127-130, "
@@ -1793,11 +1793,11 @@ CAPTURED = {
 
 INDEX_HEAD = """# Snapshot trees
 
-Machine snapshots in the layout of DESIGN.md section 4 (sys/, proc/, ethtool/ relative to the
+Machine snapshots in the layout of docs/design.md section 4 (sys/, proc/, ethtool/ relative to the
 tree root), used as test fixtures. Every tree has a README.md whose first line is its source and
 which lists every value that was reconstructed rather than captured. Do not edit trees by hand:
 change gen.py and run `python3 testdata/snapshots/gen.py` (stdlib only, deterministic; it reads
-only testdata/snapshots/src/, copies of the shared fixtures).
+only testdata/snapshots/src/, copies of the published dumps listed in docs/fixtures.md).
 
 """
 
