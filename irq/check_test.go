@@ -5,12 +5,13 @@ import (
 	"testing"
 
 	"github.com/nicdiag/nicdiag/finding"
+	"github.com/nicdiag/nicdiag/internal/snaptest"
 	"github.com/nicdiag/nicdiag/nicinfo"
 	"github.com/nicdiag/nicdiag/pcie"
 )
 
 func TestCheck(t *testing.T) {
-	root := writeTree(t, map[string]string{
+	root := snaptest.Write(t, map[string]string{
 		"proc/interrupts": `      CPU0 CPU1 CPU2 CPU3
  40:  1 0 0 0  IR-PCI-MSIX-0000:01:00.0  0-edge  eth0-TxRx-0
  41:  1 0 0 0  IR-PCI-MSIX-0000:01:00.0  1-edge  eth0-TxRx-1
@@ -61,7 +62,7 @@ func TestCheck(t *testing.T) {
 
 // On a one-CPU host there is no other core to spread receive work to.
 func TestCheckSingleCPUHasNoSingleQueueVerdict(t *testing.T) {
-	root := writeTree(t, map[string]string{
+	root := snaptest.Write(t, map[string]string{
 		"proc/interrupts": `           CPU0
  50:        123  IR-PCI-MSI-0000:03:00.0  0-edge  r8169-0000:03:00.0-300
 `,

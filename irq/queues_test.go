@@ -2,10 +2,10 @@ package irq
 
 import (
 	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
+	"github.com/nicdiag/nicdiag/internal/snaptest"
 	"github.com/nicdiag/nicdiag/nicinfo"
 )
 
@@ -39,28 +39,12 @@ func TestClassify(t *testing.T) {
 	}
 }
 
-// writeTree writes files (path → content) under a new root directory.
-func writeTree(t testing.TB, files map[string]string) string {
-	t.Helper()
-	root := t.TempDir()
-	for p, c := range files {
-		full := filepath.Join(root, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
-}
-
 func TestMapQueuesVirtioByMSI(t *testing.T) {
 	b, err := os.ReadFile("testdata/vm-2cpu-6.18-interrupts.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := writeTree(t, map[string]string{
+	root := snaptest.Write(t, map[string]string{
 		"proc/irq/38/smp_affinity_list":                       "0-1\n",
 		"proc/irq/38/effective_affinity_list":                 "1\n",
 		"proc/irq/39/smp_affinity_list":                       "0\n",

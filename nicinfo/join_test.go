@@ -2,35 +2,13 @@ package nicinfo
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-)
 
-// mkTree writes files (path -> content; content "->X" makes a symlink to X)
-// under a new directory.
-func mkTree(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for p, c := range files {
-		dst := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if t2, ok := strings.CutPrefix(c, "->"); ok {
-			if err := os.Symlink(t2, dst); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		if err := os.WriteFile(dst, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
+	"github.com/nicdiag/nicdiag/internal/snaptest"
+)
 
 func netFiles(base string) map[string]string {
 	return map[string]string{
@@ -62,7 +40,7 @@ func TestUSBJoin(t *testing.T) {
 	} {
 		files[k] = v
 	}
-	dir := mkTree(t, files)
+	dir := snaptest.Write(t, files)
 	nics, err := List(context.Background(), WithRoot(dir), WithEthtool(nil), WithPCIIDs(filepath.Join(dir, "none")))
 	if err != nil || len(nics) != 1 {
 		t.Fatalf("List: %v %v", nics, err)
@@ -88,7 +66,7 @@ func TestDanglingDeviceLink(t *testing.T) {
 	files["sys/class/net/eth0"] = "->../../devices/pci0000:00/0000:00:1c.0/0000:01:00.0/net/eth0"
 	// The function 0000:01:00.1 the link names was not captured.
 	files[pci+"/net/eth0/device"] = "->../../../0000:01:00.1"
-	dir := mkTree(t, files)
+	dir := snaptest.Write(t, files)
 	n, err := Get(context.Background(), "eth0", WithRoot(dir), WithEthtool(nil), WithPCIIDs(filepath.Join(dir, "none")))
 	if err != nil {
 		t.Fatal(err)
@@ -115,7 +93,7 @@ func TestUSBSpeedMalformed(t *testing.T) {
 		files[usb+"/idVendor"] = "0b95\n"
 		files[usb+"/idProduct"] = "1790\n"
 		files[usb+"/speed"] = c.speed
-		dir := mkTree(t, files)
+		dir := snaptest.Write(t, files)
 		n, err := Get(context.Background(), "usb0", WithRoot(dir), WithEthtool(nil), WithPCIIDs(filepath.Join(dir, "none")))
 		if err != nil {
 			t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -39,4 +40,35 @@ func Copy(t testing.TB, src string) string {
 		t.Fatal(err)
 	}
 	return dst
+}
+
+// Write lays files out under a new temporary directory and returns it.
+// Keys are slash-separated paths relative to the root ("sys/class/net/eth0/mtu");
+// a value "->TARGET" makes a symlink to TARGET, any other value is the
+// file's content.
+func Write(t testing.TB, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	Add(t, dir, files)
+	return dir
+}
+
+// Add lays files out under dir, as Write does.
+func Add(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for p, c := range files {
+		dst := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if target, ok := strings.CutPrefix(c, "->"); ok {
+			if err := os.Symlink(target, dst); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.WriteFile(dst, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
