@@ -5,10 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 
 	"github.com/nicdiag/nicdiag/budget"
+	"github.com/nicdiag/nicdiag/internal/fsroot"
 	"github.com/nicdiag/nicdiag/irq"
 	"github.com/nicdiag/nicdiag/nicinfo"
 	"github.com/nicdiag/nicdiag/pcie"
@@ -17,7 +16,7 @@ import (
 // ErrNotRoot is returned by Inspect, Check and Explain for a root directory
 // that holds neither sys/ nor proc/: an empty or unrelated directory would
 // otherwise read as a host without NICs.
-var ErrNotRoot = errors.New("nicdiag: not a host root or snapshot: it holds neither sys/ nor proc/")
+var ErrNotRoot = fsroot.ErrNotRoot
 
 // Host is what Inspect gathered about one host (or snapshot), once: every
 // network function with its PCIe path, default-workload budget and queue
@@ -116,8 +115,8 @@ func (h *Host) unread(p Part, subject string, err error) {
 // (nicinfo.ErrNoInterface); whatever else cannot be read is in Unread.
 func Inspect(ctx context.Context, opts ...Option) (*Host, error) {
 	o := buildOptions(opts)
-	if err := checkRoot(o.root); err != nil {
-		return nil, err
+	if err := fsroot.Check(o.root); err != nil {
+		return nil, fmt.Errorf("nicdiag: root %w", err)
 	}
 	all, err := nicinfo.List(ctx, o.nicinfo()...)
 	if err != nil {
@@ -163,23 +162,6 @@ func Inspect(ctx context.Context, opts ...Option) (*Host, error) {
 		return nil, err
 	}
 	return h, nil
-}
-
-// checkRoot refuses a snapshot root that does not exist or holds neither
-// sys/ nor proc/. The live host ("" or "/") is always a root.
-func checkRoot(dir string) error {
-	if dir == "" || dir == "/" {
-		return nil
-	}
-	if _, err := os.Stat(dir); err != nil {
-		return fmt.Errorf("nicdiag: root %s: %w", dir, err)
-	}
-	for _, sub := range []string{"sys", "proc"} {
-		if fi, err := os.Stat(filepath.Join(dir, sub)); err == nil && fi.IsDir() {
-			return nil
-		}
-	}
-	return fmt.Errorf("%w: %s", ErrNotRoot, dir)
 }
 
 // readPaths walks the PCIe path of every selected PCI NIC and solves the

@@ -149,3 +149,28 @@ func TestMissingRootIsDownNotFatal(t *testing.T) {
 		t.Fatal("no nicdiag_up")
 	}
 }
+
+// A PCI function bound to vfio-pci has no netdev, but it is a NIC: its
+// identity, hops and ceiling are exported under its PCI address.
+func TestScrapeNoNetdevFunction(t *testing.T) {
+	fams := scrape(t, serve(t, New(WithRoot("../testdata/snapshots/i350-dpdk-vfio"))))
+	want := map[string]bool{"nicdiag_nic_info": false, "nicdiag_ceiling_bits_per_second": false,
+		"nicdiag_pcie_hop_speed_transfers_per_second": false, "nicdiag_line_rate_bits_per_second": false}
+	for name := range want {
+		for _, m := range fams[name].GetMetric() {
+			if labels(m)["iface"] == "0000:01:00.1" {
+				want[name] = true
+			}
+		}
+	}
+	for name, ok := range want {
+		if !ok {
+			t.Errorf("%s has no series for the vfio-pci function 0000:01:00.1", name)
+		}
+	}
+	for _, m := range fams["nicdiag_nic_info"].GetMetric() {
+		if l := labels(m); l["iface"] == "0000:01:00.1" && (l["pci"] != "0000:01:00.1" || l["pci_driver"] != "vfio-pci" || l["driver"] != "") {
+			t.Errorf("no-netdev info labels %v", l)
+		}
+	}
+}

@@ -14,13 +14,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/nicdiag/nicdiag/finding"
+	"github.com/nicdiag/nicdiag/internal/fsroot"
 	"github.com/nicdiag/nicdiag/nicinfo"
 	"github.com/nicdiag/nicdiag/snapshot"
 )
@@ -81,25 +81,13 @@ func (e *env) openRoot(ctx context.Context) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if !looksLikeRoot(s.Dir) {
+		if err := fsroot.Check(s.Dir); errors.Is(err, fsroot.ErrNotRoot) {
 			s.Close()
 			return "", fmt.Errorf("--root %s: not a snapshot: it holds neither sys/ nor proc/ (write one with 'nicdiag snapshot -o FILE.tar.gz')", e.root)
 		}
 		e.snap = s
 	}
 	return e.snap.Dir, nil
-}
-
-// looksLikeRoot reports whether dir holds a sys or proc tree, as every
-// snapshot does; an empty or unrelated directory would otherwise read as a
-// host without NICs.
-func looksLikeRoot(dir string) bool {
-	for _, sub := range []string{"sys", "proc"} {
-		if fi, err := os.Stat(filepath.Join(dir, sub)); err == nil && fi.IsDir() {
-			return true
-		}
-	}
-	return false
 }
 
 func (e *env) close() {

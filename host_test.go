@@ -1,0 +1,89 @@
+package nicdiag
+
+import (
+	"context"
+	"errors"
+	"os"
+	"slices"
+	"testing"
+
+	"github.com/nicdiag/nicdiag/budget"
+	"github.com/nicdiag/nicdiag/finding"
+	"github.com/nicdiag/nicdiag/nicinfo"
+)
+
+// A root that does not exist, or holds neither sys/ nor proc/, is refused:
+// read as a host it would have no NICs and look clean.
+func TestInspectRefusesNonRoots(t *testing.T) {
+	ctx := context.Background()
+	if _, err := Check(ctx, WithRoot("/nonexistent")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("nonexistent root: err = %v, want os.ErrNotExist", err)
+	}
+	if _, err := Check(ctx, WithRoot(t.TempDir())); !errors.Is(err, ErrNotRoot) {
+		t.Errorf("empty directory: err = %v, want ErrNotRoot", err)
+	}
+	if _, err := Explain(ctx, "eth0", budget.Workload{}, WithRoot(t.TempDir())); !errors.Is(err, ErrNotRoot) {
+		t.Errorf("explain on an empty directory: err = %v, want ErrNotRoot", err)
+	}
+}
+
+// Inspect reads every fact once into one record per network function,
+// with or without a netdev, keyed by typed PCI address.
+func TestInspectOneRecordPerFunction(t *testing.T) {
+	h, err := Inspect(context.Background(), WithRoot(snaps+"i350-dpdk-vfio"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, n := range h.NICs {
+		ids = append(ids, n.ID())
+	}
+	if !slices.Equal(ids, []string{"enp1s0f0", "0000:01:00.1"}) {
+		t.Fatalf("records %v, want enp1s0f0 and the vfio-pci function", ids)
+	}
+	bare := h.NICs[1]
+	if bare.Netdev() || bare.NoNetdev == nil || bare.PCI.Address != "0000:01:00.1" || bare.Path == nil || bare.Budget == nil {
+		t.Errorf("no-netdev record %+v", bare)
+	}
+	if n := h.NICs[0]; n.Queues == nil || n.Path == nil || n.Budget == nil || bare.Queues != nil {
+		t.Errorf("enp1s0f0 queues %v path %v budget %v", n.Queues, n.Path != nil, n.Budget != nil)
+	}
+	for _, name := range []string{"0000:01:00.1", "01:00.1", "enp1s0f0", "0000:01:00.0"} {
+		if _, err := h.Lookup(name); err != nil {
+			t.Errorf("Lookup(%q): %v", name, err)
+		}
+	}
+	if _, err := h.Lookup("0000:01:00.7"); !errors.Is(err, nicinfo.ErrNoInterface) || !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Lookup of an absent address: %v", err)
+	}
+}
+
+// Check de-duplicates on (code, subject) once, over every checker, and
+// keeps only findings about the selection.
+func TestHostCheckDedupesAndFilters(t *testing.T) {
+	h, err := Inspect(context.Background(), WithRoot(snaps+"82576-minipcie-x1"), WithInterfaces("enp1s0f1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	twice := Checker{Name: "twice", Codes: []finding.Code{"test.twice"}, Run: func(*Host) []finding.Finding {
+		f := finding.Finding{Code: "test.twice", Subject: "enp1s0f1", Summary: "once"}
+		g := f
+		g.Summary = "a second wording"
+		other := finding.Finding{Code: "test.twice", Subject: "enp1s0f0"}
+		return []finding.Finding{f, g, other}
+	}}
+	fs := h.Check(twice, twice)
+	if len(fs) != 1 || fs[0].Summary != "once" {
+		t.Errorf("findings %+v, want the first enp1s0f1 one only", fs)
+	}
+	for _, c := range Checkers() {
+		if c.Name == "" || len(c.Codes) == 0 || c.Run == nil {
+			t.Errorf("checker %+v lacks a name, codes or a function", c)
+		}
+		for _, f := range c.Run(h) {
+			if !slices.Contains(c.Codes, f.Code) {
+				t.Errorf("checker %q emitted %s, not among its codes %v", c.Name, f.Code, c.Codes)
+			}
+		}
+	}
+}
