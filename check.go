@@ -29,6 +29,7 @@ func Checkers() []Checker {
 		pcieLinkCheck,
 		bottleneckCheck,
 		queuesCheck,
+		localityCheck,
 	}
 }
 

@@ -62,6 +62,7 @@ const (
 	NICUSBBus              Code = "nic.usb_bus"
 	IRQAffinityConcentrate Code = "irq.affinity_concentrated"
 	IRQHotCore             Code = "irq.hot_core"
+	IRQNUMARemote          Code = "irq.numa_remote"
 	SoftnetDrops           Code = "softnet.drops"
 	SoftnetSqueeze         Code = "softnet.squeeze"
 )
