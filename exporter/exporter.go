@@ -67,19 +67,19 @@ var (
 	descInfo = prometheus.NewDesc("nicdiag_nic_info",
 		"A physical NIC with its joined identity: PCI function, drivers, chip, NUMA node. iface is the interface, or the PCI address of a function without a netdev (vfio-pci, DPDK, no driver), as in every nicdiag series.",
 		[]string{"iface", "pci", "driver", "pci_driver", "chip", "vendor_id", "device_id", "bus", "numa"}, nil)
-	descSpeed = prometheus.NewDesc("nicdiag_nic_link_speed_bits_per_second",
-		"Ethernet link speed the driver reports; absent when unknown.", []string{"iface"}, nil)
+	descSpeed = prometheus.NewDesc("nicdiag_nic_link_speed_bytes_per_second",
+		"Ethernet link speed the driver reports, in bytes per second (Mb/s × 125000, as node_network_speed_bytes); absent when unknown.", []string{"iface"}, nil)
 	descHopSpeed = prometheus.NewDesc("nicdiag_pcie_hop_speed_transfers_per_second",
 		"PCIe link speed of each hop from the NIC to its root port: as trained (state=current) and what both ends support (state=capable).",
 		[]string{"iface", "hop", "upstream", "downstream", "state"}, nil)
 	descHopWidth = prometheus.NewDesc("nicdiag_pcie_hop_width_lanes",
 		"PCIe link width of each hop, as trained (state=current) and capable (state=capable).",
 		[]string{"iface", "hop", "upstream", "downstream", "state"}, nil)
-	descCeiling = prometheus.NewDesc("nicdiag_ceiling_bits_per_second",
-		"Bandwidth model: Ethernet frame bits per second per direction the NIC's ports can move for the default workload (every port sharing the narrowest link, both directions, 1518-byte frames).",
+	descCeiling = prometheus.NewDesc("nicdiag_ceiling_bytes_per_second",
+		"Bandwidth model: Ethernet frame bytes per second per direction the NIC's ports can move for the default workload (every port sharing the narrowest link, both directions, 1518-byte frames).",
 		[]string{"iface", "bound", "limiting_hop", "estimate"}, nil)
-	descDemand = prometheus.NewDesc("nicdiag_line_rate_bits_per_second",
-		"Ethernet frame bits per second per direction the default workload's ports need at line rate.",
+	descDemand = prometheus.NewDesc("nicdiag_line_rate_bytes_per_second",
+		"Ethernet frame bytes per second per direction the default workload's ports need at line rate.",
 		[]string{"iface"}, nil)
 	descFinding = prometheus.NewDesc("nicdiag_finding",
 		"A finding of nicdiag check: 1 while it holds, labelled with its code, its severity (info, warn or error) and its subject (an interface or a PCI address).",
@@ -164,17 +164,17 @@ func build(ctx context.Context, root string) (*snapshotMetrics, error) {
 		}
 		add(descInfo, 1, id, pci, n.Driver, pciDriver, chip, vendor, device, string(n.Bus), strconv.Itoa(n.NUMANode))
 		if n.Link.SpeedMbps > 0 {
-			add(descSpeed, float64(n.Link.SpeedMbps)*1e6, id)
+			add(descSpeed, float64(n.Link.SpeedMbps)*bytesPerMbit, id)
 		}
 		if n.Judged() && n.Path != nil {
 			addHops(add, id, n.Path)
 		}
 		if b := n.Budget; b != nil {
 			bound, hop := string(b.Bound), string(b.LimitingHop)
-			add(descCeiling, b.CeilingMbps.Nominal*1e6, id, bound, hop, "nominal")
-			add(descCeiling, b.CeilingMbps.Low*1e6, id, bound, hop, "low")
-			add(descCeiling, b.CeilingMbps.High*1e6, id, bound, hop, "high")
-			add(descDemand, b.EthernetMbps*1e6, id)
+			add(descCeiling, b.CeilingMbps.Nominal*bytesPerMbit, id, bound, hop, "nominal")
+			add(descCeiling, b.CeilingMbps.Low*bytesPerMbit, id, bound, hop, "low")
+			add(descCeiling, b.CeilingMbps.High*bytesPerMbit, id, bound, hop, "high")
+			add(descDemand, b.EthernetMbps*bytesPerMbit, id)
 		}
 		if q := n.Queues; q != nil {
 			for _, q := range q.DataQueues() {
@@ -208,5 +208,9 @@ func addHops(add func(*prometheus.Desc, float64, ...string), id string, p *pcie.
 		}
 	}
 }
+
+// bytesPerMbit turns Mb/s into the bytes per second Prometheus' base unit
+// asks for.
+const bytesPerMbit = 1e6 / 8
 
 func hex4(v uint16) string { return fmt.Sprintf("0x%04x", v) }
