@@ -128,10 +128,36 @@ func Capture(ctx context.Context, dir string, opts ...CaptureOption) (*Manifest,
 	c := &copier{src: o.source, dst: dir, done: map[string]bool{}}
 	m := &Manifest{Schema: ManifestSchema, Created: o.now().UTC(), Root: os.Geteuid() == 0}
 
+	ifaces, err := c.copyInterfaces(ctx, o.ethtool)
+	if err != nil {
+		return nil, err
+	}
+	m.Interfaces = ifaces
+	c.copyPCI()
+	c.copyProc()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	sort.Strings(c.skipped)
+	m.Skipped = c.skipped
+	b, _ := json.MarshalIndent(m, "", "  ")
+	if err := os.WriteFile(filepath.Join(dir, "nicdiag-snapshot.json"), append(b, '\n'), 0o644); err != nil {
+		return nil, fmt.Errorf("snapshot: %w", err)
+	}
+	if c.fatal != nil {
+		return nil, fmt.Errorf("snapshot: %w", c.fatal)
+	}
+	return m, nil
+}
+
+// copyInterfaces copies every /sys/class/net entry with its device chain
+// and ethtool answers, and returns the interface names.
+func (c *copier) copyInterfaces(ctx context.Context, et nicinfo.EthtoolSource) ([]string, error) {
 	ifaces, err := c.list("/sys/class/net")
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("snapshot: %w", err)
 	}
+	var out []string
 	for _, name := range ifaces {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -146,20 +172,25 @@ func Capture(ctx context.Context, dir string, opts ...CaptureOption) (*Manifest,
 			c.copyFile(real) // bonding_masters
 			continue
 		}
-		m.Interfaces = append(m.Interfaces, name)
+		out = append(out, name)
 		c.copyNames(real, netAttrs)
 		c.copyTree(real+"/queues", 2)
 		c.copyTree(real+"/statistics", 1)
 		if dev, err := c.resolve(p + "/device"); err == nil {
 			c.copyDeviceChain(dev)
 		}
-		if o.ethtool != nil {
-			c.writeEthtool(ctx, o.ethtool, name)
+		if et != nil {
+			c.writeEthtool(ctx, et, name)
 		}
 	}
-	// Every PCI function, not only those under a netdev: a NIC bound to
-	// vfio-pci (DPDK) or to no driver has none, and nicinfo.NoNetdev finds
-	// it through ghw, which needs each function's modalias (in pciAttrs).
+	return out, nil
+}
+
+// copyPCI copies every PCI function, not only those under a netdev: a NIC
+// bound to vfio-pci (DPDK) or to no driver has none, and nicinfo.NoNetdev
+// finds it through ghw, which needs each function's modalias (in
+// pciAttrs).
+func (c *copier) copyPCI() {
 	pcis, _ := c.list("/sys/bus/pci/devices")
 	for _, b := range pcis {
 		if real, err := c.resolve("/sys/bus/pci/devices/" + b); err == nil {
@@ -168,6 +199,11 @@ func Capture(ctx context.Context, dir string, opts ...CaptureOption) (*Manifest,
 			c.skip("/sys/bus/pci/devices/"+b, err)
 		}
 	}
+}
+
+// copyProc copies the /proc files, the IRQ affinities and the NUMA nodes'
+// CPU lists.
+func (c *copier) copyProc() {
 	for _, f := range procFiles {
 		c.copyFile(f)
 	}
@@ -183,19 +219,6 @@ func Capture(ctx context.Context, dir string, opts ...CaptureOption) (*Manifest,
 			c.copyNames("/sys/devices/system/node/"+n, []string{"cpulist", "cpumap"})
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	sort.Strings(c.skipped)
-	m.Skipped = c.skipped
-	b, _ := json.MarshalIndent(m, "", "  ")
-	if err := os.WriteFile(filepath.Join(dir, "nicdiag-snapshot.json"), append(b, '\n'), 0o644); err != nil {
-		return nil, fmt.Errorf("snapshot: %w", err)
-	}
-	if c.fatal != nil {
-		return nil, fmt.Errorf("snapshot: %w", c.fatal)
-	}
-	return m, nil
 }
 
 // copier copies kernel paths from src to dst, recreating every symlink it

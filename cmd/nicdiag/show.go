@@ -123,34 +123,6 @@ func renderShow(w io.Writer, n *nicinfo.NIC, extra ...showSection) error {
 }
 
 func inventorySections(n *nicinfo.NIC) []showSection {
-	id := showSection{Title: "Identity"}
-	id.add("Interface", n.Name)
-	id.add("Index", strconv.Itoa(n.Index))
-	id.add("MAC", n.MAC)
-	if n.PermMAC != n.MAC {
-		id.add("Permanent MAC", n.PermMAC)
-	}
-	id.add("State", n.OperState)
-	if n.MTU > 0 {
-		id.add("MTU", strconv.Itoa(n.MTU))
-	}
-	id.add("Bus", string(n.Bus))
-	id.add("Kind", n.Kind)
-	if f := n.PCI; f != nil {
-		id.add("PCI function", string(f.Address))
-		id.add("Vendor", named(f.VendorName, f.VendorID))
-		id.add("Device", named(f.DeviceName, f.DeviceID))
-		id.add("Subsystem", strings.TrimSpace(fmt.Sprintf("%s [%04x:%04x]", f.SubsystemName, f.SubsystemVendor, f.SubsystemDevice)))
-		id.add("Class", strings.TrimSpace(fmt.Sprintf("%s [%06x]", f.ClassName, f.Class)))
-		id.add("Revision", fmt.Sprintf("%02x", f.Revision))
-	}
-	if u := n.USB; u != nil {
-		id.add("USB device", fmt.Sprintf("%s [%04x:%04x]", u.Path, u.VendorID, u.ProductID))
-		if u.SpeedMbps > 0 {
-			id.add("USB speed", strconv.Itoa(u.SpeedMbps)+"Mb/s")
-		}
-	}
-
 	drv := showSection{Title: "Driver"}
 	drv.add("Driver", n.Driver)
 	drv.add("Version", n.DriverVersion)
@@ -209,7 +181,38 @@ func inventorySections(n *nicinfo.NIC) []showSection {
 	for i, m := range n.Warnings {
 		warn.add(strconv.Itoa(i+1), m)
 	}
-	return []showSection{id, drv, link, q, irq, numa, pcie, sriov, miss, warn}
+	return []showSection{identitySection(n), drv, link, q, irq, numa, pcie, sriov, miss, warn}
+}
+
+func identitySection(n *nicinfo.NIC) showSection {
+	id := showSection{Title: "Identity"}
+	id.add("Interface", n.Name)
+	id.add("Index", strconv.Itoa(n.Index))
+	id.add("MAC", n.MAC)
+	if n.PermMAC != n.MAC {
+		id.add("Permanent MAC", n.PermMAC)
+	}
+	id.add("State", n.OperState)
+	if n.MTU > 0 {
+		id.add("MTU", strconv.Itoa(n.MTU))
+	}
+	id.add("Bus", string(n.Bus))
+	id.add("Kind", n.Kind)
+	if f := n.PCI; f != nil {
+		id.add("PCI function", string(f.Address))
+		id.add("Vendor", named(f.VendorName, f.VendorID))
+		id.add("Device", named(f.DeviceName, f.DeviceID))
+		id.add("Subsystem", strings.TrimSpace(fmt.Sprintf("%s [%04x:%04x]", f.SubsystemName, f.SubsystemVendor, f.SubsystemDevice)))
+		id.add("Class", strings.TrimSpace(fmt.Sprintf("%s [%06x]", f.ClassName, f.Class)))
+		id.add("Revision", fmt.Sprintf("%02x", f.Revision))
+	}
+	if u := n.USB; u != nil {
+		id.add("USB device", fmt.Sprintf("%s [%04x:%04x]", u.Path, u.VendorID, u.ProductID))
+		if u.SpeedMbps > 0 {
+			id.add("USB speed", strconv.Itoa(u.SpeedMbps)+"Mb/s")
+		}
+	}
+	return id
 }
 
 func named(name string, id uint16) string {
