@@ -30,7 +30,7 @@ func (h *Hop) Findings() []finding.Finding {
 		f.Summary = fmt.Sprintf("%s runs at %s though it and its port %s both support %s: the link trained down (bad seating, signal integrity or a BIOS cap)",
 			down.Address, speedWidth(h.Speed, h.Width), up.Address, speedWidth(h.CapableSpeed, h.CapableWidth))
 		if t := targetOf(h); t > 0 && t < h.CapableSpeed {
-			f.Summary = fmt.Sprintf("%s runs at %s though it and its port %s both support %s: LnkCtl2 sets the target speed to %s GT/s (a BIOS or driver cap)",
+			f.Summary = fmt.Sprintf("%s runs at %s though it and its port %s both support %s: LnkCtl2 sets the target speed to %s GT/s (a firmware or OS cap)",
 				down.Address, speedWidth(h.Speed, h.Width), up.Address, speedWidth(h.CapableSpeed, h.CapableWidth), FormatGTs(t))
 		} else if express(down) == nil && express(up) == nil && h.Speed < h.CapableSpeed {
 			f.Summary += "; whether it is only power saving could not be checked (LnkCtl2 and ASPM need root)"

@@ -93,7 +93,7 @@ func ParseWidth(s string) (int, error) {
 	return v, nil
 }
 
-// ReadLinkAttrs reads the four link attribute files of the PCI function bdf
+// ReadLinkAttrs reads the four link attribute files of the PCI function addr
 // ("0000:01:00.0"). Absent, unknown or malformed files leave their field at 0
 // and are named in Missing; the error is only for a bad address
 // (ErrBadAddress) or a function that does not exist (ErrNotFound).

@@ -29,7 +29,7 @@ func newWalker(opts []Option) *walker {
 	return &walker{o: buildOptions(opts), ends: map[string]*End{}, fns: map[string][]Function{}}
 }
 
-// PathTo walks from the PCI function bdf up to its root port and returns
+// PathTo walks from the PCI function addr up to its root port and returns
 // every link on the way with both ends, the functions that share each link,
 // and a verdict on each. A function on the root bus has no hops; Path says
 // why.
