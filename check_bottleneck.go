@@ -39,7 +39,7 @@ func (h *Host) bottleneck(n *NIC) finding.Finding {
 	}
 	var link string
 	if hop := b.Hop(b.LimitingHop); hop != nil {
-		link = fmt.Sprintf("%s GT/s x%d", gts(hop.Speed), hop.Width)
+		link = fmt.Sprintf("%s GT/s x%d", pcie.FormatGTs(hop.Speed), hop.Width)
 	}
 	who := ""
 	if b.LimitedBy != "" {

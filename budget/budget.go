@@ -1,17 +1,11 @@
 package budget
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/nicdiag/nicdiag/nicinfo"
 	"github.com/nicdiag/nicdiag/pcie"
 )
-
-// ErrNoPCIePath is returned by For for a NIC that has no PCIe link to model:
-// a virtual interface, a USB NIC, a conventional-PCI device, or one
-// integrated in the chipset.
-var ErrNoPCIePath = errors.New("no PCIe link to model")
 
 // SpeedSource says where a budget's port speed came from. Its values are the
 // sentences the JSON has always carried.
@@ -101,7 +95,7 @@ func For(n *nicinfo.NIC, vfs map[pcie.Address]bool, path *pcie.Path, w Workload)
 	prof, basis := ProfileFor(driver, n.PCI.VendorID, n.PCI.DeviceID)
 	src := FromWorkload
 	if w.PortMbps <= 0 {
-		w.PortMbps, src = PortSpeed(n)
+		w.PortMbps, src = portSpeed(n)
 		if w.PortMbps <= 0 {
 			return nil, fmt.Errorf("%s: link speed unknown and chip not in the known-device table; give the port speed: %w", name, ErrInvalidWorkload)
 		}
@@ -204,9 +198,9 @@ func linkParams(path *pcie.Path, vfs map[pcie.Address]bool) []LinkParams {
 	return links
 }
 
-// PortSpeed is the NIC's negotiated speed, else its chip's top speed from
+// portSpeed is the NIC's negotiated speed, else its chip's top speed from
 // the known-device table; 0 when neither is known.
-func PortSpeed(n *nicinfo.NIC) (float64, SpeedSource) {
+func portSpeed(n *nicinfo.NIC) (float64, SpeedSource) {
 	if n.Link.SpeedMbps > 0 {
 		return float64(n.Link.SpeedMbps), FromDriver
 	}
@@ -218,11 +212,7 @@ func PortSpeed(n *nicinfo.NIC) (float64, SpeedSource) {
 	return 0, ""
 }
 
-// ErrVirtualNIC is the ErrNoPCIePath error for a paravirtual NIC.
-func ErrVirtualNIC(name string) error {
-	return fmt.Errorf("%s is a virtual NIC (its PCIe link is emulated and its speed nominal): %w", name, ErrNoPCIePath)
-}
-
+// minKnown is the smaller of a and b, where 0 (or less) means unknown.
 func minKnown(a, b int) int {
 	switch {
 	case a <= 0:
@@ -233,6 +223,7 @@ func minKnown(a, b int) int {
 	return b
 }
 
+// rcbOf is the end's Read Completion Boundary from LnkCtl, 0 if unknown.
 func rcbOf(e *pcie.End) int {
 	if e.Config != nil && e.Config.Express != nil {
 		return e.Config.Express.RCB

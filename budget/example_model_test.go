@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/nicdiag/nicdiag/budget"
+	"github.com/nicdiag/nicdiag/pcie"
 )
 
 // The motivating case: a dual-port 82576 (igb) whose x1 link runs at
@@ -18,8 +19,8 @@ func ExampleSolve() {
 	}
 	h := r.Hops[r.Hop]
 	fmt.Printf("line rate: %d ports x 1000 Mb/s = %.0f Mb/s of frames each way\n", r.Workload.Ports, r.EthernetMbps)
-	fmt.Printf("PCIe %d.%d GT/s x%d: %.3f Gb/s per direction for TLPs, %.0f B up per forwarded packet\n",
-		int(h.GTs), int(h.GTs*10)%10, h.Width, h.CapacityGbps.Nominal, h.UpBytes)
+	fmt.Printf("PCIe %s GT/s x%d: %.3f Gb/s per direction for TLPs, %.0f B up per forwarded packet\n",
+		pcie.FormatGTs(h.GTs), h.Width, h.CapacityGbps.Nominal, h.UpBytes)
 	fmt.Printf("ceiling: %.0f Mb/s each way (%.0f-%.0f), bound by %s (%s, hop %s)\n",
 		r.CeilingMbps.Nominal, r.CeilingMbps.Low, r.CeilingMbps.High, r.Bound, r.Dir, h.Addr)
 	// Output:

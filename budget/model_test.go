@@ -153,7 +153,7 @@ func TestSeedDetail(t *testing.T) {
 	}
 	// With RCB-sized completions the downstream direction binds instead
 	// (2066 B down against 1966 B up).
-	p, err := SolveVariant(link1(2.5, 1, 128), profile(t, "igb", 0x8086, 0x10c9), Workload{Ports: 2, PortMbps: 1000}, Variant{RCBChunks: true})
+	p, err := solveVariant(link1(2.5, 1, 128), profile(t, "igb", 0x8086, 0x10c9), Workload{Ports: 2, PortMbps: 1000}, variant{rcbChunks: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,10 +185,10 @@ func TestLinkCapacity(t *testing.T) {
 	for _, c := range cases {
 		l := LinkParams{GTs: c.gts, Width: c.width, MPS: c.mps}
 		for _, m := range []struct {
-			mode DLLPMode
+			mode dllpMode
 			want float64
-		}{{DLLPPaper, c.paper}, {DLLPScaled, c.scaled}} {
-			got, err := LinkCapacityGbps(l, m.mode)
+		}{{dllpPaper, c.paper}, {dllpScaled, c.scaled}} {
+			got, err := linkCapacityGbps(l, m.mode)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -199,19 +199,19 @@ func TestLinkCapacity(t *testing.T) {
 		}
 	}
 	// MPS unknown means 128.
-	a, _ := LinkCapacityGbps(LinkParams{GTs: 2.5, Width: 1}, DLLPPaper)
-	b, _ := LinkCapacityGbps(LinkParams{GTs: 2.5, Width: 1, MPS: 128}, DLLPPaper)
+	a, _ := linkCapacityGbps(LinkParams{GTs: 2.5, Width: 1}, dllpPaper)
+	b, _ := linkCapacityGbps(LinkParams{GTs: 2.5, Width: 1, MPS: 128}, dllpPaper)
 	if a != b {
 		t.Errorf("MPS 0 gives %v, MPS 128 %v", a, b)
 	}
-	if _, err := LinkCapacityGbps(LinkParams{GTs: 2.5, Width: 3}, DLLPPaper); !errors.Is(err, ErrInvalidLink) {
+	if _, err := linkCapacityGbps(LinkParams{GTs: 2.5, Width: 3}, dllpPaper); !errors.Is(err, ErrInvalidLink) {
 		t.Errorf("x3: err %v", err)
 	}
-	if _, err := LinkCapacityGbps(LinkParams{GTs: 2.5, Width: 1, MPS: 100}, DLLPPaper); !errors.Is(err, ErrInvalidLink) {
+	if _, err := linkCapacityGbps(LinkParams{GTs: 2.5, Width: 1, MPS: 100}, dllpPaper); !errors.Is(err, ErrInvalidLink) {
 		t.Errorf("MPS 100: err %v", err)
 	}
 	// Gen6: only the SKP tax on 59 Gb/s per lane.
-	g6, err := LinkCapacityGbps(LinkParams{GTs: 64, Width: 1}, DLLPPaper)
+	g6, err := linkCapacityGbps(LinkParams{GTs: 64, Width: 1}, dllpPaper)
 	if err != nil || math.Abs(g6-59.0*(1-4.0/1538)) > 1e-9 {
 		t.Errorf("Gen6 x1: %v, %v", g6, err)
 	}
@@ -225,13 +225,13 @@ func TestPaperThresholds(t *testing.T) {
 	w := Workload{Direction: Both, Ports: 1, PortMbps: 40000}
 	for _, c := range []struct {
 		name string
-		v    Variant
+		v    variant
 		want int
 	}{
-		{"scaled", Nominal, 178},
-		{"paper", Variant{DLLP: DLLPPaper}, 225},
+		{"scaled", nominal, 178},
+		{"paper", variant{dllp: dllpPaper}, 225},
 	} {
-		f, ok, err := LineRateFrame(links, ixgbe, w, c.v)
+		f, ok, err := lineRateFrame(links, ixgbe, w, c.v)
 		if err != nil || !ok || f != c.want {
 			t.Errorf("%s: bidirectional line rate from %d B (%v, %v), note says %d B", c.name, f, ok, err, c.want)
 		}
@@ -267,7 +267,7 @@ func Test100G(t *testing.T) {
 	dpdk := profile(t, "vfio-pci", 0x15b3, 0x1017)
 	both := Workload{Direction: Both, Ports: 1, PortMbps: 100000}
 	// Paper mode: even 1518 B frames fall ~5 % short.
-	r, err := SolveVariant(links, dpdk, both, Variant{DLLP: DLLPPaper})
+	r, err := solveVariant(links, dpdk, both, variant{dllp: dllpPaper})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,22 +280,22 @@ func Test100G(t *testing.T) {
 	}{{Both, 508}, {RX, 237}} {
 		w := both
 		w.Direction = c.d
-		f, ok, err := LineRateFrame(links, dpdk, w, Nominal)
+		f, ok, err := lineRateFrame(links, dpdk, w, nominal)
 		if err != nil || !ok || f != c.want {
 			t.Errorf("%s: line rate from %d B (%v, %v), note says %d", c.d, f, ok, err, c.want)
 		}
 	}
-	f, ok, err := LineRateFrame(links[:0:0], dpdk, both, Nominal)
+	f, ok, err := lineRateFrame(links[:0:0], dpdk, both, nominal)
 	if !errors.Is(err, ErrInvalidLink) || ok || f != 0 {
 		t.Errorf("no hops: %d %v %v", f, ok, err)
 	}
 	// ConnectX-4 Lx 2x25G on Gen3 x8: line rate from 1439 B.
-	f, ok, err = LineRateFrame(link1(8, 8, 256), profile(t, "mlx5_core", 0x15b3, 0x1015), Workload{Ports: 2, PortMbps: 25000}, Nominal)
+	f, ok, err = lineRateFrame(link1(8, 8, 256), profile(t, "mlx5_core", 0x15b3, 0x1015), Workload{Ports: 2, PortMbps: 25000}, nominal)
 	if err != nil || !ok || f != 1439 {
 		t.Errorf("ConnectX-4 Lx: line rate from %d B (%v, %v), note says 1439", f, ok, err)
 	}
 	// Nothing reaches 100G line rate over Gen1 x1.
-	if _, ok, err := LineRateFrame(link1(2.5, 1, 128), dpdk, both, Nominal); ok || err != nil {
+	if _, ok, err := lineRateFrame(link1(2.5, 1, 128), dpdk, both, nominal); ok || err != nil {
 		t.Errorf("Gen1 x1 at 100G: ok %v err %v", ok, err)
 	}
 }
@@ -406,7 +406,7 @@ func TestPathParams(t *testing.T) {
 		t.Fatal(err)
 	}
 	k, _ := Solve([]LinkParams{{GTs: 5, Width: 1, MPS: 128, MRRS: 512, RCB: 64}}, p, w)
-	if u.MPS != DefaultMPS || u.MRRS != DefaultMRRS || u.RCB != DefaultRCB || len(u.Assumptions) != 3 || u.PCIeMbps != k.PCIeMbps {
+	if u.MPS != defaultMPS || u.MRRS != defaultMRRS || u.RCB != defaultRCB || len(u.Assumptions) != 3 || u.PCIeMbps != k.PCIeMbps {
 		t.Errorf("defaults: %d %d %d %q %+v vs %+v", u.MPS, u.MRRS, u.RCB, u.Assumptions, u.PCIeMbps, k.PCIeMbps)
 	}
 	// A bigger MPS helps (fewer headers, fewer DLLPs).
@@ -502,8 +502,8 @@ func TestInvalidInput(t *testing.T) {
 		if r.Hops != nil || r.AtCapability != nil {
 			t.Errorf("%s: non-zero result with an error", c.name)
 		}
-		if _, _, err := LineRateFrame(c.links, c.p, c.w, Nominal); c.name != "frame 63" && c.name != "frame 16385" && c.name != "frame -1" && !errors.Is(err, c.err) {
-			t.Errorf("%s: LineRateFrame err %v, want %v", c.name, err, c.err)
+		if _, _, err := lineRateFrame(c.links, c.p, c.w, nominal); c.name != "frame 63" && c.name != "frame 16385" && c.name != "frame -1" && !errors.Is(err, c.err) {
+			t.Errorf("%s: lineRateFrame err %v, want %v", c.name, err, c.err)
 		}
 	}
 	// The zero profile is valid: 16 B descriptors, nothing batched.
@@ -608,4 +608,22 @@ func BenchmarkSolve(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+func FuzzParseDirection(f *testing.F) {
+	for _, s := range []string{"rx", "tx", "both", "forward", "", "RX", "both ", "fwd"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := ParseDirection(s)
+		if err != nil {
+			if d != "" || !errors.Is(err, ErrInvalidWorkload) {
+				t.Fatalf("%q: %q, %v", s, d, err)
+			}
+			return
+		}
+		if string(d) != s || d != RX && d != TX && d != Both && d != Forward {
+			t.Fatalf("%q parsed to %q", s, d)
+		}
+	})
 }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/nicdiag/nicdiag/pcie"
 )
 
 // devicesTSV is the known-device table; its header comment documents the
@@ -91,7 +93,7 @@ func (d KnownDevice) Describe() string {
 		parts = append(parts, "SoC-integrated")
 	}
 	if d.PCIeGTs > 0 && d.PCIeWidth > 0 {
-		parts = append(parts, fmt.Sprintf("%s GT/s x%d", fmtGTs(d.PCIeGTs), d.PCIeWidth))
+		parts = append(parts, fmt.Sprintf("%s GT/s x%d", pcie.FormatGTs(d.PCIeGTs), d.PCIeWidth))
 	}
 	if d.MaxMbps > 0 {
 		parts = append(parts, speedClass(d.MaxMbps))
@@ -130,9 +132,6 @@ func speedClass(mbps int) string {
 	}
 	return fmt.Sprintf("%g Gb/s", float64(mbps)/1000)
 }
-
-// fmtGTs prints 2.5, 5, 8, 16 without trailing zeros.
-func fmtGTs(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 type deviceKey struct {
 	bus            Bus

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/nicdiag/nicdiag/pcie"
 )
 
 func TestEmbeddedTable(t *testing.T) {
@@ -190,7 +192,7 @@ func formatDevice(d KnownDevice) string {
 	}
 	gts := ""
 	if d.PCIeGTs != 0 {
-		gts = fmtGTs(d.PCIeGTs)
+		gts = pcie.FormatGTs(d.PCIeGTs)
 	}
 	return strings.Join([]string{string(d.Bus), fmt.Sprintf("%04x", d.VendorID), fmt.Sprintf("%04x", d.DeviceID),
 		d.Chip, d.Family, string(d.Kind), num(d.Ports), num(d.MaxPFs), num(d.MaxMbps), gts, num(d.PCIeWidth),

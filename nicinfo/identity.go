@@ -476,9 +476,9 @@ func chipName(n NIC, row KnownDevice, known bool) string {
 func linkText(gts float64, width int) string {
 	switch {
 	case gts > 0 && width > 0:
-		return fmt.Sprintf("%s GT/s x%d", fmtGTs(gts), width)
+		return fmt.Sprintf("%s GT/s x%d", pcie.FormatGTs(gts), width)
 	case gts > 0:
-		return fmtGTs(gts) + " GT/s"
+		return pcie.FormatGTs(gts) + " GT/s"
 	case width > 0:
 		return fmt.Sprintf("x%d", width)
 	}

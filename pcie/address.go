@@ -51,18 +51,26 @@ func isAddress(s string) bool {
 	return t[4] <= '1' && t[7] >= '0' && t[7] <= '7'
 }
 
-// Limiter names the end of a hop whose capability sets the hop's speed or
-// width.
-type Limiter string
-
-// Limiters; "" means both ends agree, or one is unknown.
-const (
-	LimitDevice Limiter = "device"
-	LimitPort   Limiter = "port"
-)
-
 // Valid reports whether a is in canonical form, as the kernel names a PCI
 // function in sysfs; use it to test a directory or link name as it stands.
 func (a Address) Valid() bool {
 	return isAddress(string(a)) && strings.ToLower(string(a)) == string(a)
+}
+
+// isHostBridge reports whether s names a host bridge directory as the kernel
+// does ("pci%04x:%02x": "pci0000:00", VMD's "pci10000:e0").
+func isHostBridge(s string) bool {
+	t, ok := strings.CutPrefix(s, "pci")
+	i := strings.IndexByte(t, ':')
+	return ok && i >= 4 && i <= 8 && len(t) == i+3 && isHex(t[:i]) && isHex(t[i+1:])
+}
+
+// isHex reports whether s is one or more hex digits.
+func isHex(s string) bool {
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return s != ""
 }

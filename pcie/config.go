@@ -6,9 +6,9 @@ import (
 	"strings"
 )
 
-// NotReadableNote is Config.Note for the 64-byte header that non-root
+// notReadableNote is Config.Note for the 64-byte header that non-root
 // readers get from sysfs.
-const NotReadableNote = "capabilities not readable (config is 64 bytes; needs root)"
+const notReadableNote = "capabilities not readable (config is 64 bytes; needs root)"
 
 // Config is what nicdiag decodes from a function's configuration space (the
 // sysfs "config" file).
@@ -237,7 +237,7 @@ func DecodeConfig(b []byte) (*Config, error) {
 	ptr := int(b[ptrAt] & 0xfc)
 	if ptr >= len(b) && len(b) <= 64 {
 		c.CapsReadable = false
-		c.Note = NotReadableNote
+		c.Note = notReadableNote
 		return c, nil
 	}
 	off, err := findCap(b, ptr, capIDExpress)

@@ -94,7 +94,7 @@ func TestDecodeConfigHeaderOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.CapsReadable || c.Express != nil || c.Note != NotReadableNote {
+	if c.CapsReadable || c.Express != nil || c.Note != notReadableNote {
 		t.Errorf("64-byte view: readable=%v express=%v note=%q", c.CapsReadable, c.Express, c.Note)
 	}
 	if c.VendorID != 0x8086 || c.DeviceID != 0x10c9 || c.Class != 0x020000 {

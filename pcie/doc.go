@@ -1,5 +1,7 @@
-// Package pcie reads PCI Express link facts from sysfs and config space, walks
-// a device's path to its root port, models how much Ethernet traffic a path can
-// carry, and turns what it finds into findings. It knows nothing about
-// networking beyond the DMA profiles of NIC drivers.
+// Package pcie reads PCI Express link facts from sysfs and config space:
+// each function's link attributes (ReadLinkAttrs), its decoded configuration
+// space (DecodeConfig), and the chain of links from a function up to its root
+// port with both ends of every link (PathTo, Links). It judges each link
+// against what its two ends support (Verdict) and reports the result as
+// findings. It models no traffic: the throughput model is package budget.
 package pcie

@@ -42,8 +42,8 @@ func ExampleDecodeConfig() {
 	}
 	x := c.Express
 	fmt.Printf("%s MPS %d/%d MRRS %d\n", x.PortType, x.MaxPayload, x.MaxPayloadSupported, x.MaxReadRequest)
-	fmt.Printf("LnkCap %v GT/s x%d ASPM %s; LnkSta %v GT/s x%d; ASPM %s enabled\n",
-		x.LinkCapSpeed, x.LinkCapWidth, x.ASPMSupport, x.LinkSpeed, x.LinkWidth, x.ASPMEnabled)
+	fmt.Printf("LnkCap %s GT/s x%d ASPM %s; LnkSta %s GT/s x%d; ASPM %s enabled\n",
+		pcie.FormatGTs(x.LinkCapSpeed), x.LinkCapWidth, x.ASPMSupport, pcie.FormatGTs(x.LinkSpeed), x.LinkWidth, x.ASPMEnabled)
 	// Output:
 	// endpoint MPS 256/512 MRRS 512
 	// LnkCap 5 GT/s x4 ASPM L0s L1; LnkSta 2.5 GT/s x1; ASPM L1 enabled
@@ -76,8 +76,8 @@ func ExamplePathTo() {
 		return
 	}
 	for _, h := range p.Hops {
-		fmt.Printf("%s > %s: %v GT/s x%d, capable %v GT/s x%d, %s\n", h.Upstream.Address, h.Downstream.Address,
-			h.Speed, h.Width, h.CapableSpeed, h.CapableWidth, h.Verdict)
+		fmt.Printf("%s > %s: %s GT/s x%d, capable %s GT/s x%d, %s\n", h.Upstream.Address, h.Downstream.Address,
+			pcie.FormatGTs(h.Speed), h.Width, pcie.FormatGTs(h.CapableSpeed), h.CapableWidth, h.Verdict)
 	}
 	for _, f := range p.Findings() {
 		fmt.Println(f.Severity, f.Code)

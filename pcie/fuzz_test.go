@@ -111,3 +111,27 @@ func FuzzSplitChain(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseAddress(f *testing.F) {
+	for _, s := range []string{
+		"0000:01:00.0", "01:00.0", "0000:00:1C.0", "10000:e0:06.0", "ffffffff:ff:1f.7",
+		"0000:01:20.0", "0000:01:00.8", "000:01:00.0", "0000:01:00.0/../x", "1:0.0", "",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		a, err := ParseAddress(s)
+		if err != nil {
+			if a != "" || !errors.Is(err, ErrBadAddress) {
+				t.Fatalf("%q: %q, %v", s, a, err)
+			}
+			return
+		}
+		if !a.Valid() {
+			t.Fatalf("%q parsed to %q, not canonical", s, a)
+		}
+		if b, err := ParseAddress(a.String()); err != nil || b != a {
+			t.Fatalf("%q: %q reparses to %q, %v", s, a, b, err)
+		}
+	})
+}

@@ -55,14 +55,6 @@ func GenBySpeed(gts float64) (g Gen, ok bool) {
 	return Gen{}, false
 }
 
-// GenByNumber returns generation n (1 to 6).
-func GenByNumber(n int) (Gen, bool) {
-	if n < 1 || n > len(genTable) {
-		return Gen{}, false
-	}
-	return genTable[n-1], true
-}
-
 // RawGbps is the link's bandwidth per direction after line encoding, in
 // Gb/s, for width lanes: GTs × width × encoding efficiency (Gen1 x1 = 2.0,
 // Gen3 x8 = 63.02, Gen3 x16 = 126.03). It counts no DLLP or SKP tax.

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/nicdiag/nicdiag/internal/snaptest"
 )
 
 // dump is one function from an lspci -vvv -xxx(x) text: its decoded text and
@@ -166,27 +168,24 @@ func newTree(t testing.TB) *tree { return &tree{t: t, dir: t.TempDir()} }
 func (tr *tree) add(chain []string, files map[string]string, config []byte) {
 	tr.t.Helper()
 	rel := "devices/" + strings.Join(chain, "/")
-	dir := filepath.Join(tr.dir, "sys", rel)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		tr.t.Fatal(err)
+	out := map[string]string{
+		"sys/bus/pci/devices/" + chain[len(chain)-1]: "->../../../" + rel,
 	}
 	for name, v := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(v+"\n"), 0o644); err != nil {
-			tr.t.Fatal(err)
-		}
+		out["sys/"+rel+"/"+name] = v + "\n"
 	}
 	if config != nil {
-		if err := os.WriteFile(filepath.Join(dir, "config"), config, 0o644); err != nil {
+		if strings.HasPrefix(string(config), "->") {
+			tr.t.Fatal("config bytes would read as a snaptest symlink")
+		}
+		out["sys/"+rel+"/config"] = string(config)
+	}
+	if len(out) == 1 { // no files: the function's directory must still exist
+		if err := os.MkdirAll(filepath.Join(tr.dir, "sys", rel), 0o755); err != nil {
 			tr.t.Fatal(err)
 		}
 	}
-	bus := filepath.Join(tr.dir, "sys/bus/pci/devices")
-	if err := os.MkdirAll(bus, 0o755); err != nil {
-		tr.t.Fatal(err)
-	}
-	if err := os.Symlink("../../../"+rel, filepath.Join(bus, chain[len(chain)-1])); err != nil {
-		tr.t.Fatal(err)
-	}
+	snaptest.Add(tr.t, tr.dir, out)
 }
 
 // kspeed renders a speed as kernels since 4.17 print it ("8.0 GT/s PCIe").
@@ -227,4 +226,16 @@ func attrsFromConfig(t testing.TB, b []byte) map[string]string {
 	return m
 }
 
-func symlink(target, name string) error { return os.Symlink(target, name) }
+// link makes the symlink name (relative to the tree's root) point to target.
+func (tr *tree) link(name, target string) {
+	tr.t.Helper()
+	snaptest.Add(tr.t, tr.dir, map[string]string{name: "->" + target})
+}
+
+// portName is the name of a port type, "" for none.
+func portName(p *PortType) string {
+	if p == nil {
+		return ""
+	}
+	return p.String()
+}

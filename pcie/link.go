@@ -48,6 +48,11 @@ func ParseSpeed(s string) (float64, error) {
 	return v, nil
 }
 
+// FormatGTs formats a link speed in GT/s as lspci prints it: the shortest
+// decimal that reads back exactly, so "2.5", "5", "8", "16". Unknown (0)
+// gives "0"; callers say "?" or "unknown" themselves.
+func FormatGTs(gts float64) string { return strconv.FormatFloat(gts, 'f', -1, 64) }
+
 // plainDecimal accepts "8", "2.5", "16.0": digits with at most one point,
 // never exponents, signs, hex or underscores.
 func plainDecimal(s string) bool {
@@ -88,7 +93,7 @@ func ParseWidth(s string) (int, error) {
 	return v, nil
 }
 
-// ReadLinkAttrs reads the four link attribute files of the PCI function bdf
+// ReadLinkAttrs reads the four link attribute files of the PCI function addr
 // ("0000:01:00.0"). Absent, unknown or malformed files leave their field at 0
 // and are named in Missing; the error is only for a bad address
 // (ErrBadAddress) or a function that does not exist (ErrNotFound).

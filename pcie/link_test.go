@@ -140,3 +140,20 @@ func TestParseAddress(t *testing.T) {
 		t.Errorf("Slot/String of %q: %q %q", a, a.Slot(), a.String())
 	}
 }
+
+// TestFormatGTs: speeds print as lspci prints them, whichever sysfs
+// spelling they were parsed from.
+func TestFormatGTs(t *testing.T) {
+	for in, want := range map[string]string{
+		"2.5 GT/s PCIe": "2.5", "5.0 GT/s PCIe": "5", "5 GT/s": "5", "8.0 GT/s PCIe": "8",
+		"16.0 GT/s PCIe": "16", "32.0 GT/s PCIe": "32", "64.0 GT/s PCIe": "64",
+	} {
+		v, err := ParseSpeed(in)
+		if got := FormatGTs(v); err != nil || got != want {
+			t.Errorf("FormatGTs(ParseSpeed(%q)) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if got := FormatGTs(0); got != "0" {
+		t.Errorf("FormatGTs(0) = %q", got)
+	}
+}

@@ -11,112 +11,6 @@ import (
 	"strings"
 )
 
-// End is one end of a link: a port or a device function.
-type End struct {
-	Address Address `json:"address"`
-	// Name is filled by WithNamer; empty otherwise.
-	Name     string `json:"name,omitempty"`
-	VendorID uint16 `json:"vendor_id"`
-	DeviceID uint16 `json:"device_id"`
-	Class    uint32 `json:"class"`
-	// PortType comes from the PCI Express capability; "" when the config
-	// space could not be read.
-	PortType string    `json:"port_type,omitempty"`
-	Link     LinkAttrs `json:"link"`
-	// MaxPayload and MaxReadRequest are DevCtl's MPS and MRRS in bytes; 0
-	// when unknown (ConfigNote says why).
-	MaxPayload     int `json:"mps"`
-	MaxReadRequest int `json:"mrrs"`
-	// Config is the decoded config space; nil when it could not be read.
-	Config *Config `json:"config,omitempty"`
-	// ConfigNote says why Config or its capabilities are missing.
-	ConfigNote string `json:"config_note,omitempty"`
-	// PhysFn is set on an SR-IOV virtual function: its physical function.
-	PhysFn Address `json:"physfn,omitempty"`
-
-	dir string // sysfs directory, for the walker
-}
-
-// Function is a PCI function below a link.
-type Function struct {
-	Address Address `json:"address"`
-	Class   uint32  `json:"class"`
-	// Network is true for class 0x02xxxx (network controllers).
-	Network bool `json:"network"`
-	// Bridge is true for class 0x0604xx (PCI bridges and switch ports).
-	Bridge bool `json:"bridge,omitempty"`
-}
-
-// Hop is one PCIe link with both of its ends, as trained and as capable.
-// Speeds are GT/s, widths lanes; 0 means unknown.
-type Hop struct {
-	// Upstream is the port nearer the root (a root port, switch downstream
-	// port or PCI-to-PCIe bridge); Downstream the device or switch upstream
-	// port at the other end.
-	Upstream   End `json:"upstream"`
-	Downstream End `json:"downstream"`
-	// Speed and Width are the link as trained (the downstream end's current
-	// attributes, else the upstream end's).
-	Speed float64 `json:"speed_gts"`
-	Width int     `json:"width"`
-	// CapableSpeed and CapableWidth are what both ends support: the lower
-	// of their maxima.
-	CapableSpeed float64 `json:"capable_speed_gts"`
-	CapableWidth int     `json:"capable_width"`
-	// SpeedLimitedBy and WidthLimitedBy name the end whose maximum sets the
-	// capability: "device", "port", or "" when both ends agree or one is
-	// unknown.
-	SpeedLimitedBy Limiter `json:"speed_limited_by,omitempty"`
-	WidthLimitedBy Limiter `json:"width_limited_by,omitempty"`
-	// Functions are every PCI function below the upstream port: all of
-	// them share this link.
-	Functions []Function `json:"functions"`
-	// Verdict is one of the Verdict constants.
-	Verdict string `json:"verdict"`
-	// Downgraded, SlotLimited and IdleDowntrained are the verdicts that
-	// apply (more than one may).
-	Downgraded      bool `json:"downgraded"`
-	SlotLimited     bool `json:"slot_limited"`
-	IdleDowntrained bool `json:"idle_downtrained"`
-	// Reason says why the verdict is architectural or unknown.
-	Reason string `json:"reason,omitempty"`
-	// Notes record disagreements and assumptions.
-	Notes []string `json:"notes,omitempty"`
-}
-
-// Path is the chain of links from one PCI function up to its root port.
-type Path struct {
-	// Device is the function asked for.
-	Device End `json:"device"`
-	// RootBus is the host bridge directory, e.g. "pci0000:00".
-	RootBus string `json:"root_bus"`
-	// Hops runs from the device's own link up to the root port's.
-	Hops []Hop `json:"hops"`
-	// Architectural is set when the device has no link that can be judged,
-	// and says how nicdiag knows.
-	Architectural string `json:"architectural,omitempty"`
-	// Notes record assumptions (port types taken from tree position when
-	// the config space was not readable).
-	Notes []string `json:"notes,omitempty"`
-}
-
-// isHostBridge reports whether s names a host bridge directory as the kernel
-// does ("pci%04x:%02x": "pci0000:00", VMD's "pci10000:e0").
-func isHostBridge(s string) bool {
-	t, ok := strings.CutPrefix(s, "pci")
-	i := strings.IndexByte(t, ':')
-	return ok && i >= 4 && i <= 8 && len(t) == i+3 && isHex(t[:i]) && isHex(t[i+1:])
-}
-
-func isHex(s string) bool {
-	for _, c := range s {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-			return false
-		}
-	}
-	return s != ""
-}
-
 // maxFunctions bounds the functions listed below one port; maxDepth the
 // nesting walked. Real hosts stay far below both.
 const (
@@ -135,7 +29,7 @@ func newWalker(opts []Option) *walker {
 	return &walker{o: buildOptions(opts), ends: map[string]*End{}, fns: map[string][]Function{}}
 }
 
-// PathTo walks from the PCI function bdf up to its root port and returns
+// PathTo walks from the PCI function addr up to its root port and returns
 // every link on the way with both ends, the functions that share each link,
 // and a verdict on each. A function on the root bus has no hops; Path says
 // why.
@@ -369,7 +263,8 @@ func (w *walker) end(addr, dir string) *End {
 			e.Class = c.Class
 		}
 		if x := c.Express; x != nil {
-			e.PortType = x.PortType.String()
+			pt := x.PortType
+			e.PortType = &pt
 			e.MaxPayload, e.MaxReadRequest = x.MaxPayload, x.MaxReadRequest
 		}
 	}

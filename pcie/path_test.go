@@ -76,8 +76,8 @@ func TestPathMotivating82576(t *testing.T) {
 	if h.Upstream.Address != "0000:00:1c.1" || h.Downstream.Address != "0000:01:00.1" {
 		t.Errorf("ends %s - %s", h.Upstream.Address, h.Downstream.Address)
 	}
-	if h.Upstream.PortType != "root_port" || h.Downstream.PortType != "endpoint" {
-		t.Errorf("port types %q %q", h.Upstream.PortType, h.Downstream.PortType)
+	if portName(h.Upstream.PortType) != "root_port" || portName(h.Downstream.PortType) != "endpoint" {
+		t.Errorf("port types %q %q", portName(h.Upstream.PortType), portName(h.Downstream.PortType))
 	}
 	// MPS/MRRS come from the config file round-tripped through sysfs and
 	// must match what lspci printed for the same bytes.
@@ -117,7 +117,7 @@ func TestPathNonRootView(t *testing.T) {
 		t.Fatalf("hops %d notes %q", len(p.Hops), p.Notes)
 	}
 	h := p.Hops[0]
-	if h.Downstream.MaxPayload != 0 || h.Downstream.PortType != "" || h.Downstream.ConfigNote != NotReadableNote {
+	if h.Downstream.MaxPayload != 0 || h.Downstream.PortType != nil || h.Downstream.ConfigNote != notReadableNote {
 		t.Errorf("non-root end: %+v", h.Downstream)
 	}
 	// The sysfs link files stay readable, so the verdict is the same.
@@ -128,7 +128,7 @@ func TestPathNonRootView(t *testing.T) {
 	if len(fs) != 1 {
 		t.Fatalf("findings %v", fs)
 	}
-	if got := fs[0].Evidence["mps"]; got != "unknown ("+NotReadableNote+")" {
+	if got := fs[0].Evidence["mps"]; got != "unknown ("+notReadableNote+")" {
 		t.Errorf("mps evidence %q", got)
 	}
 	if !strings.Contains(fs[0].Evidence["aspm"], "unknown") {
@@ -443,9 +443,7 @@ func TestVirtualFunctionUsesPhysicalFunctionLink(t *testing.T) {
 	tr := motivatingTree(t, false)
 	vf := []string{"pci0000:00", "0000:00:1c.1", "0000:01:10.0"}
 	tr.add(vf, map[string]string{"class": "0x020000", "vendor": "0x8086", "device": "0x10ca", "current_link_speed": "Unknown", "current_link_width": "0"}, nil)
-	if err := symlink("../0000:01:00.0", tr.dir+"/sys/devices/"+strings.Join(vf, "/")+"/physfn"); err != nil {
-		t.Fatal(err)
-	}
+	tr.link("sys/devices/"+strings.Join(vf, "/")+"/physfn", "../0000:01:00.0")
 	p, err := PathTo(bg, "0000:01:10.0", WithRoot(tr.dir))
 	if err != nil {
 		t.Fatal(err)
@@ -476,9 +474,7 @@ func TestPathErrors(t *testing.T) {
 		t.Errorf("links cancelled: %v", err)
 	}
 	// A device link that escapes the snapshot is refused, not followed.
-	if err := symlink("../../../../../../etc", tr.dir+"/sys/bus/pci/devices/0000:0a:00.0"); err != nil {
-		t.Fatal(err)
-	}
+	tr.link("sys/bus/pci/devices/0000:0a:00.0", "../../../../../../etc")
 	if _, err := PathTo(bg, "0000:0a:00.0", WithRoot(tr.dir)); err == nil {
 		t.Error("escaping link followed")
 	}

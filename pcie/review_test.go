@@ -48,9 +48,7 @@ func TestSplitChainHostBridgeParents(t *testing.T) {
 // device directory (a loop back to the port) is not a function below it.
 func TestFunctionsIgnoreLinks(t *testing.T) {
 	tr := motivatingTree(t, false)
-	if err := symlink("..", tr.dir+"/sys/devices/pci0000:00/0000:00:1c.1/0000:01:00.0/0000:02:00.0"); err != nil {
-		t.Fatal(err)
-	}
+	tr.link("sys/devices/pci0000:00/0000:00:1c.1/0000:01:00.0/0000:02:00.0", "..")
 	p, err := PathTo(bg, "0000:01:00.0", WithRoot(tr.dir))
 	if err != nil {
 		t.Fatal(err)
@@ -82,9 +80,7 @@ func TestEndIDsFromConfig(t *testing.T) {
 // TestPhysFnMustBeAddress: a physfn link that names no function is ignored.
 func TestPhysFnMustBeAddress(t *testing.T) {
 	tr := motivatingTree(t, false)
-	if err := symlink("..", tr.dir+"/sys/devices/pci0000:00/0000:00:1c.1/0000:01:00.1/physfn"); err != nil {
-		t.Fatal(err)
-	}
+	tr.link("sys/devices/pci0000:00/0000:00:1c.1/0000:01:00.1/physfn", "..")
 	p, err := PathTo(bg, "0000:01:00.1", WithRoot(tr.dir))
 	if err != nil {
 		t.Fatal(err)

@@ -99,7 +99,7 @@ func TestSnapshotNonRoot(t *testing.T) {
 		t.Fatalf("hops %+v", p.Hops)
 	}
 	d := p.Hops[0].Downstream
-	if d.MaxPayload != 0 || d.Config == nil || d.Config.CapsReadable || d.ConfigNote != NotReadableNote || d.Link.MaxSpeed == 0 {
+	if d.MaxPayload != 0 || d.Config == nil || d.Config.CapsReadable || d.ConfigNote != notReadableNote || d.Link.MaxSpeed == 0 {
 		t.Errorf("non-root device end %+v", d)
 	}
 	if !slices.ContainsFunc(p.Notes, func(s string) bool { return strings.Contains(s, "assumed") }) {

@@ -211,7 +211,7 @@ func speedWidth(gts float64, width int) string {
 	if gts <= 0 || width <= 0 {
 		return "unknown"
 	}
-	return fmt.Sprintf("%s GT/s x%d", strconv.FormatFloat(gts, 'f', -1, 64), width)
+	return fmt.Sprintf("%s GT/s x%d", pcie.FormatGTs(gts), width)
 }
 
 func num(v float64) string { return strconv.FormatFloat(math.Round(v), 'f', 0, 64) }

@@ -13,6 +13,7 @@ import (
 	"github.com/nicdiag/nicdiag"
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/pcie"
 )
 
 var listAll bool
@@ -172,7 +173,7 @@ func numaText(node int) string {
 }
 
 func gts(v float64) string {
-	return strconv.FormatFloat(v, 'f', -1, 64) + "GT/s"
+	return pcie.FormatGTs(v) + "GT/s"
 }
 
 // pcieText is "2.5GT/s x1/2.5GT/s x4": the link as trained, then what the

@@ -30,7 +30,7 @@ func pathSection(p *pcie.Path) showSection {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintf(tw, "\thop\tport → device\ttrained\tcapable\tport max\tdevice max\tMPS port/device, MRRS\tshared by\tverdict\n")
 		for i, h := range p.Hops {
-			verdict := h.Verdict
+			verdict := string(h.Verdict)
 			if h.Reason != "" {
 				verdict += " (" + h.Reason + ")"
 			}

@@ -6,23 +6,23 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/nicdiag/nicdiag/internal/snaptest"
 )
 
 // tree builds a small sysfs-like layout: the class/net link of a virtio NIC
 // as this machine's kernel lays it out (/sys/class/net/eth0 ->
-// ../../devices/pci0000:00/0000:00:03.0/virtio2/net/eth0).
+// ../../devices/pci0000:00/0000:00:03.0/virtio2/net/eth0), and two links
+// that escape the root.
 func tree(t testing.TB) string {
 	t.Helper()
-	d := t.TempDir()
-	dev := filepath.Join(d, "sys/devices/pci0000:00/0000:00:03.0/virtio2/net/eth0")
-	must(t, os.MkdirAll(dev, 0o755))
-	must(t, os.WriteFile(filepath.Join(dev, "mtu"), []byte("1500\n"), 0o644))
-	must(t, os.WriteFile(filepath.Join(d, "sys/devices/pci0000:00/0000:00:03.0/vendor"), []byte("0x1af4\n"), 0o644))
-	must(t, os.MkdirAll(filepath.Join(d, "sys/class/net"), 0o755))
-	must(t, os.Symlink("../../devices/pci0000:00/0000:00:03.0/virtio2/net/eth0", filepath.Join(d, "sys/class/net/eth0")))
-	must(t, os.Symlink("../../../../../../etc", filepath.Join(d, "sys/class/net/evil")))
-	must(t, os.Symlink("/etc", filepath.Join(d, "sys/class/net/abs")))
-	return d
+	return snaptest.Write(t, map[string]string{
+		"sys/devices/pci0000:00/0000:00:03.0/virtio2/net/eth0/mtu": "1500\n",
+		"sys/devices/pci0000:00/0000:00:03.0/vendor":               "0x1af4\n",
+		"sys/class/net/eth0": "->../../devices/pci0000:00/0000:00:03.0/virtio2/net/eth0",
+		"sys/class/net/evil": "->../../../../../../etc",
+		"sys/class/net/abs":  "->/etc",
+	})
 }
 
 func must(t testing.TB, err error) {
