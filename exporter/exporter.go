@@ -35,9 +35,10 @@ func WithTTL(d time.Duration) Option { return func(c *Collector) { c.ttl = d } }
 // concurrent scrapes: they share one cached result, and only one check runs
 // at a time.
 type Collector struct {
-	root string
-	ttl  time.Duration
-	now  func() time.Time
+	root  string
+	ttl   time.Duration
+	now   func() time.Time
+	build func(ctx context.Context, root string) (*snapshotMetrics, error) // build; tests replace it
 
 	mu      sync.Mutex
 	at      time.Time
@@ -51,15 +52,15 @@ type Collector struct {
 
 // New returns a Collector.
 func New(opts ...Option) *Collector {
-	c := &Collector{ttl: DefaultTTL, now: time.Now}
+	c := &Collector{ttl: DefaultTTL, now: time.Now, build: build}
 	for _, o := range opts {
 		if o != nil {
 			o(c)
 		}
 	}
-	c.checks = prometheus.NewCounter(prometheus.CounterOpts{Name: "nicdiag_checks_total", Help: "Checks run to answer scrapes (results are cached between them)."})
-	c.errors = prometheus.NewCounter(prometheus.CounterOpts{Name: "nicdiag_check_errors_total", Help: "Checks that failed."})
-	c.seconds = prometheus.NewGauge(prometheus.GaugeOpts{Name: "nicdiag_check_duration_seconds", Help: "Wall time of the last check."})
+	c.checks = prometheus.NewCounter(prometheus.CounterOpts{Name: "nicdiag_checks_total", Help: "Checks (nicdiag check over this host or snapshot) run to answer scrapes; one result serves every scrape for the TTL."})
+	c.errors = prometheus.NewCounter(prometheus.CounterOpts{Name: "nicdiag_check_errors_total", Help: "Checks that failed; nicdiag_up is 0 after one, and the other series carry the last good check, if any."})
+	c.seconds = prometheus.NewGauge(prometheus.GaugeOpts{Name: "nicdiag_check_duration_seconds", Help: "Wall time of the last check, in seconds."})
 	return c
 }
 
@@ -68,26 +69,26 @@ var (
 		"A physical NIC with its joined identity: PCI function, drivers, chip, NUMA node. iface is the interface, or the PCI address of a function without a netdev (vfio-pci, DPDK, no driver), as in every nicdiag series.",
 		[]string{"iface", "pci", "driver", "pci_driver", "chip", "vendor_id", "device_id", "bus", "numa"}, nil)
 	descSpeed = prometheus.NewDesc("nicdiag_nic_link_speed_bytes_per_second",
-		"Ethernet link speed the driver reports, in bytes per second (Mb/s × 125000, as node_network_speed_bytes); absent when unknown.", []string{"iface"}, nil)
+		"Ethernet link speed the driver reports for the interface, in bytes per second (Mb/s × 125000, as node_network_speed_bytes); absent when unknown or down.", []string{"iface"}, nil)
 	descHopSpeed = prometheus.NewDesc("nicdiag_pcie_hop_speed_transfers_per_second",
-		"PCIe link speed of each hop from the NIC to its root port: as trained (state=current) and what both ends support (state=capable).",
+		"PCIe link speed per lane of each hop from the NIC to its root port, in transfers per second (2.5e9 is 2.5 GT/s): as trained (state=current) and the most both ends support (state=capable). hop 0 is the NIC's own link; upstream and downstream are the PCI addresses of its two ends.",
 		[]string{"iface", "hop", "upstream", "downstream", "state"}, nil)
 	descHopWidth = prometheus.NewDesc("nicdiag_pcie_hop_width_lanes",
-		"PCIe link width of each hop, as trained (state=current) and capable (state=capable).",
+		"PCIe link width of each hop from the NIC to its root port, in lanes: as trained (state=current) and the most both ends support (state=capable); labels as nicdiag_pcie_hop_speed_transfers_per_second.",
 		[]string{"iface", "hop", "upstream", "downstream", "state"}, nil)
 	descCeiling = prometheus.NewDesc("nicdiag_ceiling_bytes_per_second",
-		"Bandwidth model: Ethernet frame bytes per second per direction the NIC's ports can move for the default workload (every port sharing the narrowest link, both directions, 1518-byte frames).",
+		"Bandwidth model: Ethernet frame bytes per second per direction that the ports sharing the NIC's narrowest PCIe link can move together, for the default workload (all of them at once, both directions, 1518-byte frames). estimate is nominal, low or high; bound is the stage that sets the nominal figure (pcie or ethernet); limiting_hop the PCI address of the upstream port of the hop with the least capacity. Compare with nicdiag_line_rate_bytes_per_second.",
 		[]string{"iface", "bound", "limiting_hop", "estimate"}, nil)
 	descDemand = prometheus.NewDesc("nicdiag_line_rate_bytes_per_second",
-		"Ethernet frame bytes per second per direction the default workload's ports need at line rate.",
+		"Ethernet frame bytes per second per direction that the ports sharing the NIC's narrowest PCIe link need at line rate, together, for the default workload (1518-byte frames, so a bit under the sum of their link speeds). Above nicdiag_ceiling_bytes_per_second, the PCIe path is the ceiling.",
 		[]string{"iface"}, nil)
 	descFinding = prometheus.NewDesc("nicdiag_finding",
 		"A finding of nicdiag check: 1 while it holds, labelled with its code, its severity (info, warn or error) and its subject (an interface or a PCI address).",
 		[]string{"code", "severity", "subject"}, nil)
 	descQueueCPU = prometheus.NewDesc("nicdiag_queue_irq_effective_cpu",
-		"Where each NIC queue's IRQ lands (1 per CPU in its effective affinity).",
+		"Where each NIC data queue's IRQ lands: 1 for every CPU in the IRQ's effective affinity, labelled with the queue index, its kind (rx, tx or txrx), the IRQ number and the CPU.",
 		[]string{"iface", "queue", "kind", "irq", "cpu"}, nil)
-	descUp = prometheus.NewDesc("nicdiag_up", "1 when the last check succeeded.", nil, nil)
+	descUp = prometheus.NewDesc("nicdiag_up", "1 when the last check succeeded, 0 when it failed (the other series then carry the last good check, if any).", nil, nil)
 )
 
 // Describe sends every metric's description.
@@ -134,7 +135,7 @@ func (c *Collector) result() (*snapshotMetrics, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	c.checks.Inc()
-	m, err := build(ctx, c.root)
+	m, err := c.build(ctx, c.root)
 	c.seconds.Set(time.Since(start).Seconds())
 	c.at = c.now()
 	c.lastErr = err

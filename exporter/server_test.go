@@ -1,0 +1,285 @@
+package exporter
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+const seed = "../testdata/snapshots/82576-minipcie-x1"
+
+// startServer serves c with NewServer on a loopback port and returns the
+// address; the server is closed when the test ends.
+func startServer(t *testing.T, c *Collector, opts ...ServerOption) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := NewServer(ln.Addr().String(), c, opts...)
+	done := make(chan struct{})
+	go func() { srv.Serve(ln); close(done) }()
+	t.Cleanup(func() {
+		srv.Close()
+		<-done
+	})
+	return ln.Addr().String()
+}
+
+// blockingCollector returns a collector whose checks wait for release (or
+// for the test's end) and that reports on entered each time one starts.
+func blockingCollector(t *testing.T) (c *Collector, entered <-chan struct{}, release func()) {
+	t.Helper()
+	c = New(WithRoot(seed))
+	in := make(chan struct{}, 16)
+	gate := make(chan struct{})
+	var once sync.Once
+	release = func() { once.Do(func() { close(gate) }) }
+	t.Cleanup(release)
+	c.build = func(ctx context.Context, root string) (*snapshotMetrics, error) {
+		in <- struct{}{}
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return build(ctx, root)
+	}
+	return c, in, release
+}
+
+func TestNewServerDefaults(t *testing.T) {
+	srv := NewServer("127.0.0.1:9799", New(WithRoot(seed)))
+	if srv.Addr != "127.0.0.1:9799" || srv.ReadHeaderTimeout != DefaultReadHeaderTimeout || srv.ReadTimeout != DefaultReadTimeout ||
+		srv.WriteTimeout != DefaultWriteTimeout || srv.IdleTimeout != DefaultIdleTimeout || srv.MaxHeaderBytes != maxHeaderBytes || srv.ErrorLog == nil {
+		t.Errorf("server settings %+v", srv)
+	}
+	if DefaultWriteTimeout <= DefaultScrapeTimeout {
+		t.Error("the write timeout must outlast the scrape timeout, or its 503 never reaches the client")
+	}
+}
+
+// The landing page links the metrics; /metrics serves them; other paths
+// and methods are refused.
+func TestServerRoutes(t *testing.T) {
+	base := "http://" + startServer(t, New(WithRoot(seed)))
+	get := func(method, path string) (int, string, string) {
+		req, err := http.NewRequest(method, base+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header.Get("Content-Type"), string(b)
+	}
+	if code, ct, body := get("GET", "/"); code != 200 || !strings.HasPrefix(ct, "text/html") || !strings.Contains(body, `<a href="metrics">`) {
+		t.Errorf("GET / = %d %q %q", code, ct, body)
+	}
+	if code, _, body := get("GET", "/metrics"); code != 200 || !strings.Contains(body, `nicdiag_finding{code="pcie.bottleneck"`) {
+		t.Errorf("GET /metrics = %d %q", code, body)
+	}
+	if code, _, _ := get("HEAD", "/metrics"); code != 200 {
+		t.Errorf("HEAD /metrics = %d", code)
+	}
+	if code, _, _ := get("GET", "/nope"); code != 404 {
+		t.Errorf("GET /nope = %d, want 404", code)
+	}
+	if code, _, _ := get("POST", "/metrics"); code != 405 {
+		t.Errorf("POST /metrics = %d, want 405", code)
+	}
+}
+
+// A client that sends its headers a byte at a time, and never ends them, is
+// disconnected by the read-header timeout, not by the (longer) read timeout.
+func TestSlowHeadersCutOff(t *testing.T) {
+	const timeout = 300 * time.Millisecond
+	addr := startServer(t, New(WithRoot(seed)), WithReadHeaderTimeout(timeout), WithReadTimeout(time.Minute))
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	closed := make(chan error, 1)
+	go func() {
+		conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		_, err := io.Copy(io.Discard, conn) // returns at EOF or reset
+		closed <- err
+	}()
+	start := time.Now()
+	partial := "GET /metrics HTTP/1.1\r\nHost: nicdiag\r\nX-Slow: " + strings.Repeat("a", 200)
+	for i := 0; ; i++ {
+		if i == len(partial) {
+			t.Fatalf("sent %d header bytes over %v and the server still waits", i, time.Since(start))
+		}
+		select {
+		case err := <-closed:
+			elapsed := time.Since(start)
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				t.Fatalf("the server kept the connection open for %v", elapsed)
+			}
+			if elapsed < timeout-50*time.Millisecond || elapsed > timeout+3*time.Second {
+				t.Errorf("connection closed after %v, want about %v", elapsed, timeout)
+			}
+			return
+		case <-time.After(25 * time.Millisecond):
+		}
+		if _, err := conn.Write([]byte{partial[i]}); err != nil {
+			// Closed by the server between two bytes: the reader sees it next.
+			continue
+		}
+	}
+}
+
+// More concurrent scrapes than the limit: the extra ones get 503 at once,
+// the ones within the limit are answered when the check completes.
+func TestConcurrentScrapesBeyondLimit(t *testing.T) {
+	const limit, extra = 2, 3
+	c, entered, release := blockingCollector(t)
+	url := "http://" + startServer(t, c, WithMaxScrapes(limit), WithScrapeTimeout(time.Minute)) + "/metrics"
+	client := &http.Client{Timeout: 20 * time.Second}
+	codes := make(chan int, limit+extra)
+	scrape := func() {
+		resp, err := client.Get(url)
+		if err != nil {
+			t.Error(err)
+			codes <- 0
+			return
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		codes <- resp.StatusCode
+	}
+	go scrape()
+	select {
+	case <-entered: // the first scrape holds a slot, blocked in its check
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first scrape never started its check")
+	}
+	for i := 1; i < limit+extra; i++ {
+		go scrape()
+	}
+	// Nothing completes before release, so exactly limit scrapes are in
+	// flight and the others are refused while they wait.
+	for i := 0; i < extra; i++ {
+		select {
+		case code := <-codes:
+			if code != http.StatusServiceUnavailable {
+				t.Fatalf("scrape beyond the limit answered %d, want 503", code)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%d of %d scrapes beyond the limit were refused", i, extra)
+		}
+	}
+	release()
+	for i := 0; i < limit; i++ {
+		select {
+		case code := <-codes:
+			if code != http.StatusOK {
+				t.Errorf("scrape within the limit answered %d, want 200", code)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("scrapes within the limit did not finish after the check")
+		}
+	}
+}
+
+// A scrape that outlasts the scrape timeout is answered 503 instead of
+// hanging until Prometheus gives up.
+func TestScrapeTimeout(t *testing.T) {
+	c, _, _ := blockingCollector(t)
+	url := "http://" + startServer(t, c, WithScrapeTimeout(200*time.Millisecond)) + "/metrics"
+	client := &http.Client{Timeout: 10 * time.Second}
+	start := time.Now()
+	resp, err := client.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || time.Since(start) > 5*time.Second {
+		t.Errorf("slow scrape answered %d after %v, want 503 after about 200ms", resp.StatusCode, time.Since(start))
+	}
+}
+
+// A keep-alive connection left idle is closed by the idle timeout.
+func TestIdleConnectionClosed(t *testing.T) {
+	const idle = 300 * time.Millisecond
+	addr := startServer(t, New(WithRoot(seed)), WithIdleTimeout(idle))
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(conn, "GET / HTTP/1.1\r\nHost: nicdiag\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Close {
+		t.Fatalf("first response %d, close %v: want a kept-alive 200", resp.StatusCode, resp.Close)
+	}
+	start := time.Now()
+	n, err := br.Read(make([]byte, 1))
+	elapsed := time.Since(start)
+	if n != 0 || !errors.Is(err, io.EOF) {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			t.Fatalf("idle connection still open after %v", elapsed)
+		}
+		t.Fatalf("read on the idle connection: %d bytes, %v; want EOF", n, err)
+	}
+	if elapsed < idle-50*time.Millisecond || elapsed > idle+3*time.Second {
+		t.Errorf("idle connection closed after %v, want about %v", elapsed, idle)
+	}
+}
+
+// Serve answers until its context is done, then returns nil and frees the
+// port.
+func TestServeStopsOnCancel(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, ln, New(WithRoot(seed)), WithShutdownGrace(time.Second)) }()
+	resp, err := (&http.Client{Timeout: 10 * time.Second}).Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("scrape = %d", resp.StatusCode)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Serve after cancel: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return after cancel")
+	}
+	if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+		c.Close()
+		t.Error("still listening after Serve returned")
+	}
+}
