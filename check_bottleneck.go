@@ -21,7 +21,7 @@ var bottleneckCheck = Checker{
 		var out []finding.Finding
 		for _, n := range h.Selected {
 			b := n.Budget
-			if b == nil || b.Bound != budget.BoundPCIe || b.CeilingMbps.Nominal >= b.EthernetMbps || seen[b.LimitingHop] {
+			if b == nil || !pathBound(b) || b.CeilingMbps.Nominal >= b.EthernetMbps || seen[b.LimitingHop] {
 				continue
 			}
 			seen[b.LimitingHop] = true
@@ -37,18 +37,20 @@ func (h *Host) bottleneck(n *NIC) finding.Finding {
 	if b.CeilingMbps.Nominal < b.EthernetMbps/2 {
 		sev = finding.Error
 	}
+	hop := b.Hop(b.LimitingHop)
 	var link string
-	if hop := b.Hop(b.LimitingHop); hop != nil {
+	if hop != nil {
 		link = fmt.Sprintf("%s GT/s x%d", pcie.FormatGTs(hop.Speed), hop.Width)
 	}
-	who := ""
-	if b.LimitedBy != "" {
-		who = fmt.Sprintf(" (%s-limited)", b.LimitedBy)
-	}
-	summary := fmt.Sprintf("%s: %s need %s Mb/s per direction at line rate, but the %s link at %s%s carries about %s Mb/s (%s–%s) of %d-byte frames: the PCIe path is the ceiling.",
-		b.Interface, portsWords(b), mbps(b.EthernetMbps), link, b.LimitingHop, who,
-		mbps(b.CeilingMbps.Nominal), mbps(b.CeilingMbps.Low), mbps(b.CeilingMbps.High), b.Workload.FrameBytes)
+	stage := fmt.Sprintf("the %s link at %s%s", link, b.LimitingHop, limitWords(hop))
 	fix := "Move the card to a slot (or adapter) that trains wider or faster, or use fewer ports at once; `nicdiag explain " + b.Interface + "` shows the calculation."
+	if hop != nil && hop.Tunnel != nil {
+		stage = fmt.Sprintf("the %s PCIe tunnel at %s (its bridges report %s, a nominal figure)", hop.Tunnel.Class, b.LimitingHop, link)
+		fix = "Use a faster tunnel (a Thunderbolt 4/USB4 or Thunderbolt 5 host and enclosure) or a PCIe slot, or fewer ports at once; `nicdiag explain " + b.Interface + "` shows the calculation."
+	}
+	summary := fmt.Sprintf("%s: %s need %s Mb/s per direction at line rate, but %s carries about %s Mb/s (%s–%s) of %d-byte frames: the PCIe path is the ceiling.",
+		b.Interface, portsWords(b), mbps(b.EthernetMbps), stage,
+		mbps(b.CeilingMbps.Nominal), mbps(b.CeilingMbps.Low), mbps(b.CeilingMbps.High), b.Workload.FrameBytes)
 	if h.nominalSpeed(n) {
 		sev = finding.Info
 		summary += " The port speed is the driver's nominal figure for a misidentified device (see nic.misidentified), so this ceiling is an upper bound, not a prediction."
@@ -93,6 +95,35 @@ func (h *Host) sharing(b *budget.Budget) []string {
 		}
 	}
 	return out
+}
+
+// pathBound reports whether the budget's ceiling is set on its PCIe path:
+// a link or a tunnel.
+func pathBound(b *budget.Budget) bool {
+	return b.Bound == budget.BoundPCIe || b.Bound == budget.BoundTunnel
+}
+
+// limitWords says which end caps the hop's speed and width, port first:
+// " (width x1 set by the port, speed 2.5 GT/s by the device)".
+func limitWords(h *pcie.Hop) string {
+	if h == nil {
+		return ""
+	}
+	var parts []string
+	width := fmt.Sprintf("width x%d", h.CapableWidth)
+	speed := fmt.Sprintf("speed %s GT/s", pcie.FormatGTs(h.CapableSpeed))
+	for _, by := range []pcie.Limiter{pcie.LimitPort, pcie.LimitDevice} {
+		if h.WidthLimitedBy == by {
+			parts = append(parts, width+" set by the "+string(by))
+		}
+		if h.SpeedLimitedBy == by {
+			parts = append(parts, speed+" set by the "+string(by))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 func portsWords(b *budget.Budget) string {

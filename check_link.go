@@ -51,7 +51,7 @@ var pcieLinkCheck = Checker{
 // slot matching the card; f unchanged otherwise.
 func (h *Host) slotLimited(n *NIC, hop *pcie.Hop, f finding.Finding) finding.Finding {
 	b := n.Budget
-	if b == nil || b.Bound != budget.BoundPCIe {
+	if b == nil || !pathBound(b) {
 		return f
 	}
 	alt, err := b.AtMatchingSlot(&n.NIC, h.vfs)

@@ -7,11 +7,6 @@ import (
 	"github.com/nicdiag/nicdiag/budget"
 )
 
-// ErrNoPCIePath is returned by Explain for a NIC that has no PCIe link to
-// model: a virtual interface, a USB NIC, a conventional-PCI device, or one
-// integrated in the chipset. It is budget.ErrNoPCIePath.
-var ErrNoPCIePath = budget.ErrNoPCIePath
-
 // Explain computes the throughput budget of the NIC called name for
 // workload w. Zero fields of w take the defaults: 1518-byte frames, both
 // directions, every port sharing the narrowest link, each at the
@@ -22,7 +17,9 @@ var ErrNoPCIePath = budget.ErrNoPCIePath
 // nicinfo.NoNetdev): its budget uses its PCI driver's DMA profile
 // (vfio-pci and the other DPDK drivers: the DPDK poll-mode profile) and,
 // unless w gives a port speed, the chip's top speed from the known-device
-// table; Budget.Interface is then the address.
+// table; Budget.Interface is then the address. A NIC with nothing to model
+// (virtual, on USB, a MAC inside the chipset) gets a budget without a PCIe
+// stage (see budget.For).
 func Explain(ctx context.Context, name string, w budget.Workload, opts ...Option) (*budget.Budget, error) {
 	h, err := Inspect(ctx, append(opts, WithInterfaces(name))...)
 	if err != nil {
@@ -38,18 +35,12 @@ func (h *Host) Explain(name string, w budget.Workload) (*budget.Budget, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case n.PCI == nil:
-		return nil, fmt.Errorf("nicdiag: %s is on bus %q: %w", n.ID(), n.Bus, ErrNoPCIePath)
-	case n.Virtual:
-		return nil, fmt.Errorf("nicdiag: %w", budget.ErrVirtualNIC(n.ID()))
-	case n.Path == nil:
+	if n.Judged() && n.Path == nil {
 		for _, u := range h.Unread {
 			if u.Part == PartPath && u.Subject == n.ID() {
 				return nil, u.Err
 			}
 		}
-		return nil, fmt.Errorf("nicdiag: %s: PCIe path not read: %w", n.ID(), ErrNoPCIePath)
 	}
 	b, err := budget.For(&n.NIC, h.vfs, n.Path, w)
 	if err != nil {

@@ -186,12 +186,11 @@ func (h *Host) readPaths(ctx context.Context, o options) error {
 			continue // shown, not modelled
 		}
 		b, err := budget.For(&n.NIC, h.vfs, path, budget.Workload{})
-		switch {
-		case err == nil:
-			n.Budget = b
-		case !errors.Is(err, budget.ErrNoPCIePath):
+		if err != nil {
 			h.unread(PartBudget, n.ID(), err)
+			continue
 		}
+		n.Budget = b
 	}
 	return nil
 }

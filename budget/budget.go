@@ -2,6 +2,7 @@ package budget
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/nicdiag/nicdiag/nicinfo"
 	"github.com/nicdiag/nicdiag/pcie"
@@ -40,9 +41,17 @@ type Budget struct {
 	// and LimitingDirection the link direction that binds there.
 	LimitingHop       pcie.Address `json:"limiting_hop"`
 	LimitingDirection LinkDir      `json:"limiting_direction"`
-	// LimitedBy says whose capability sets the limiting hop's speed or
-	// width, or "" when both ends agree.
-	LimitedBy pcie.Limiter `json:"limited_by,omitempty"`
+	// LimitedBy names the end of the limiting hop that a matching slot
+	// would lift: "port" when the port caps its speed or width, else
+	// "device"; "" when both ends agree. SpeedLimitedBy and WidthLimitedBy
+	// say which end caps each.
+	LimitedBy      pcie.Limiter `json:"limited_by,omitempty"`
+	SpeedLimitedBy pcie.Limiter `json:"speed_limited_by,omitempty"`
+	WidthLimitedBy pcie.Limiter `json:"width_limited_by,omitempty"`
+	// NoPCIe says why the budget has no PCIe stage (a NIC on the root bus
+	// or on USB, a virtual NIC, links that are all architectural); empty
+	// when it has one.
+	NoPCIe string `json:"no_pcie,omitempty"`
 	// AtCapabilityMbps is the ceiling had every hop trained at what both
 	// of its ends support.
 	AtCapabilityMbps  Range  `json:"at_capability_mbps"`
@@ -73,36 +82,31 @@ func (b *Budget) Hop(addr pcie.Address) *pcie.Hop {
 // vfs are the PCI addresses of SR-IOV virtual functions on the host: they
 // share a port's wire and are not extra ports. A function without a netdev
 // is passed as a NIC whose Driver is empty: its PCI driver's profile is used.
+//
+// A NIC with no PCIe link to model (not on PCI, virtual, on the root bus,
+// or behind links that are all architectural) gets a budget without a PCIe
+// stage: Ethernet-bound when its port speed is known, BoundNone otherwise,
+// with NoPCIe saying why.
 func For(n *nicinfo.NIC, vfs map[pcie.Address]bool, path *pcie.Path, w Workload) (*Budget, error) {
 	name := n.ID()
-	if path == nil || len(path.Hops) == 0 {
-		why := "no PCIe link"
-		if path != nil && path.Architectural != "" {
-			why = path.Architectural
-		}
-		return nil, fmt.Errorf("%s: %s: %w", name, why, ErrNoPCIePath)
+	switch {
+	case n.PCI == nil:
+		return noPCIe(n, w, fmt.Sprintf("%s is on bus %s: no PCIe link to model", name, n.Bus))
+	case nicinfo.IsVirtual(n):
+		return noPCIe(n, w, name+" is a virtual NIC: its PCIe link is emulated and its speed nominal")
 	}
-	if n.PCI == nil {
-		return nil, fmt.Errorf("%s is on bus %q: %w", name, n.Bus, ErrNoPCIePath)
-	}
-	if nicinfo.IsVirtual(n) {
-		return nil, ErrVirtualNIC(name)
+	links := linkParams(path, vfs)
+	if len(links) == 0 {
+		return noPCIe(n, w, noLinkReason(name, path))
 	}
 	driver := n.Driver
 	if driver == "" {
 		driver = n.PCI.Driver
 	}
 	prof, basis := ProfileFor(driver, n.PCI.VendorID, n.PCI.DeviceID)
-	src := FromWorkload
-	if w.PortMbps <= 0 {
-		w.PortMbps, src = portSpeed(n)
-		if w.PortMbps <= 0 {
-			return nil, fmt.Errorf("%s: link speed unknown and chip not in the known-device table; give the port speed: %w", name, ErrInvalidWorkload)
-		}
-	}
-	links := linkParams(path, vfs)
-	if len(links) == 0 {
-		return nil, fmt.Errorf("%s: no hop with a known speed and width: %w", name, ErrNoPCIePath)
+	w, src, err := portSpeedFor(n, w)
+	if err != nil {
+		return nil, err
 	}
 	res, err := Solve(links, prof, w)
 	if err != nil {
@@ -126,10 +130,8 @@ func For(n *nicinfo.NIC, vfs map[pcie.Address]bool, path *pcie.Path, w Workload)
 	if res.Hop >= 0 && res.Hop < len(res.Hops) {
 		b.LimitingHop = pcie.Address(res.Hops[res.Hop].Addr)
 		if h := b.Hop(b.LimitingHop); h != nil {
-			b.LimitedBy = h.SpeedLimitedBy
-			if b.LimitedBy == "" {
-				b.LimitedBy = h.WidthLimitedBy
-			}
+			b.SpeedLimitedBy, b.WidthLimitedBy = h.SpeedLimitedBy, h.WidthLimitedBy
+			b.LimitedBy = limiter(h)
 		}
 	}
 	if res.AtCapability != nil {
@@ -137,6 +139,74 @@ func For(n *nicinfo.NIC, vfs map[pcie.Address]bool, path *pcie.Path, w Workload)
 		b.AtCapabilityBound = res.AtCapability.Bound
 	}
 	return b, nil
+}
+
+// limiter names the end a matching slot would lift: the port when it caps
+// either the speed or the width, else the device.
+func limiter(h *pcie.Hop) pcie.Limiter {
+	if h.SpeedLimitedBy == pcie.LimitPort || h.WidthLimitedBy == pcie.LimitPort {
+		return pcie.LimitPort
+	}
+	if h.SpeedLimitedBy != "" {
+		return h.SpeedLimitedBy
+	}
+	return h.WidthLimitedBy
+}
+
+// portSpeedFor fills w's port speed from the NIC when w gives none.
+func portSpeedFor(n *nicinfo.NIC, w Workload) (Workload, SpeedSource, error) {
+	if w.PortMbps > 0 {
+		return w, FromWorkload, nil
+	}
+	var src SpeedSource
+	w.PortMbps, src = portSpeed(n)
+	if w.PortMbps <= 0 {
+		return w, "", fmt.Errorf("%s: link speed unknown and chip not in the known-device table; give the port speed: %w", n.ID(), ErrInvalidWorkload)
+	}
+	return w, src, nil
+}
+
+// noPCIe is the budget of a NIC without a PCIe stage: the Ethernet line
+// rate of its port, or nothing known when the speed is unknown too.
+func noPCIe(n *nicinfo.NIC, w Workload, why string) (*Budget, error) {
+	b := &Budget{Interface: n.ID(), NoPCIe: why, Bound: BoundNone}
+	if n.PCI != nil {
+		b.Address = n.PCI.Address
+	}
+	w, src, err := portSpeedFor(n, w)
+	if err != nil {
+		b.Workload = w
+		return b, nil // no speed either: nothing nicdiag can see bounds it
+	}
+	if err := w.fill(1); err != nil {
+		return nil, fmt.Errorf("%s: %w", n.ID(), err)
+	}
+	e := w.ethernetMbps()
+	b.Workload, b.PortSpeedSource, b.Bound, b.EthernetMbps = w, src, BoundEthernet, e
+	b.CeilingMbps = Range{Low: e, Nominal: e, High: e}
+	return b, nil
+}
+
+// noLinkReason says why a path has nothing for the model.
+func noLinkReason(name string, path *pcie.Path) string {
+	switch {
+	case path == nil:
+		return name + ": PCIe path not read"
+	case len(path.Hops) == 0 && path.Architectural != "":
+		return name + ": " + path.Architectural
+	case len(path.Hops) == 0:
+		return name + ": no PCIe link"
+	}
+	var why []string
+	for _, h := range path.Hops {
+		if h.Reason != "" {
+			why = append(why, h.Reason)
+		}
+	}
+	if len(why) == 0 {
+		return name + ": no hop with a known speed and width"
+	}
+	return name + ": every link on the path is architectural: " + strings.Join(why, "; ")
 }
 
 // MostPorts is the most ports that can cross any hop of the budget's path,
@@ -173,9 +243,19 @@ func (b *Budget) AtMatchingSlot(n *nicinfo.NIC, vfs map[pcie.Address]bool) (*Bud
 // below each.
 func linkParams(path *pcie.Path, vfs map[pcie.Address]bool) []LinkParams {
 	links := make([]LinkParams, 0, len(path.Hops))
+	if path == nil {
+		return nil
+	}
 	for _, h := range path.Hops {
 		if h.Speed <= 0 || h.Width <= 0 {
 			continue // unknown hop: the model cannot use it
+		}
+		if h.Verdict == pcie.VerdictArchitectural && h.Tunnel == nil {
+			continue // not a physical link: nothing to model
+		}
+		tunnel := 0.0
+		if h.Tunnel != nil {
+			tunnel = h.Tunnel.Gbps
 		}
 		shared := 0
 		for _, f := range h.Functions {
@@ -184,15 +264,16 @@ func linkParams(path *pcie.Path, vfs map[pcie.Address]bool) []LinkParams {
 			}
 		}
 		links = append(links, LinkParams{
-			Addr:     string(h.Upstream.Address),
-			GTs:      h.Speed,
-			Width:    h.Width,
-			MaxGTs:   h.CapableSpeed,
-			MaxWidth: h.CapableWidth,
-			MPS:      minKnown(h.Upstream.MaxPayload, h.Downstream.MaxPayload),
-			MRRS:     h.Downstream.MaxReadRequest,
-			RCB:      rcbOf(&h.Upstream),
-			Shared:   shared,
+			Addr:       string(h.Upstream.Address),
+			GTs:        h.Speed,
+			Width:      h.Width,
+			MaxGTs:     h.CapableSpeed,
+			MaxWidth:   h.CapableWidth,
+			MPS:        minKnown(h.Upstream.MaxPayload, h.Downstream.MaxPayload),
+			MRRS:       h.Downstream.MaxReadRequest,
+			RCB:        rcbOf(&h.Upstream),
+			Shared:     shared,
+			TunnelGbps: tunnel,
 		})
 	}
 	return links

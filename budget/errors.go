@@ -2,7 +2,6 @@ package budget
 
 import (
 	"errors"
-	"fmt"
 )
 
 // Errors returned by Solve and For. They are wrapped with details; test for
@@ -23,13 +22,3 @@ var (
 	// emulated and no DMA model applies.
 	ErrVirtual = errors.New("budget: virtual device, no PCIe model applies")
 )
-
-// ErrNoPCIePath is returned by For for a NIC that has no PCIe link to model:
-// a virtual interface, a USB NIC, a conventional-PCI device, or one
-// integrated in the chipset.
-var ErrNoPCIePath = errors.New("no PCIe link to model")
-
-// ErrVirtualNIC is the ErrNoPCIePath error for a paravirtual NIC.
-func ErrVirtualNIC(name string) error {
-	return fmt.Errorf("%s is a virtual NIC (its PCIe link is emulated and its speed nominal): %w", name, ErrNoPCIePath)
-}

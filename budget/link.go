@@ -38,6 +38,11 @@ type LinkParams struct {
 	// Shared count allows, the worst case: min(Ports, Shared) of them cross
 	// it, each with an equal share. 0 means all the ports in use.
 	Shared int `json:"shared,omitempty"`
+	// TunnelGbps, when set, is the PCIe data a Thunderbolt or USB4 tunnel
+	// carries per direction; it replaces the link its bridges report and
+	// bounds the frame bytes that cross it directly (the published figures
+	// are data rates, their TLP overhead already paid).
+	TunnelGbps float64 `json:"tunnel_gbps,omitempty"`
 }
 
 // Link values assumed when unknown (docs/pcie-model.md §2.4).

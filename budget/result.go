@@ -7,6 +7,11 @@ type Bound string
 const (
 	BoundEthernet Bound = "ethernet"
 	BoundPCIe     Bound = "pcie"
+	// BoundTunnel: a Thunderbolt or USB4 PCIe tunnel on the path.
+	BoundTunnel Bound = "tunnel"
+	// BoundNone: nothing physical is known to bound the NIC (a virtual
+	// NIC without a link speed).
+	BoundNone Bound = "none"
 )
 
 // LinkDir is a PCIe link direction as seen from the NIC.
@@ -44,8 +49,12 @@ type HopResult struct {
 	Width  int     `json:"width"`          // width solved for
 	Shared int     `json:"shared"`         // LinkParams.Shared as given
 	Busy   int     `json:"busy"`           // ports in use crossing the hop: min(Ports, Shared), or Ports
-	// RawGbps is the bandwidth per direction after line encoding.
+	// RawGbps is the bandwidth per direction after line encoding, or a
+	// tunnel's figure.
 	RawGbps float64 `json:"raw_gbps"`
+	// TunnelGbps is set for a Thunderbolt or USB4 tunnel: the PCIe data it
+	// carries per direction, used instead of the link's capacity.
+	TunnelGbps float64 `json:"tunnel_gbps,omitempty"`
 	// CapacityGbps is C_dir, what is left per direction for TLPs after the
 	// DLLP and SKP tax (Low: paper mode; Nominal and High: scaled).
 	CapacityGbps Range `json:"capacity_gbps"`

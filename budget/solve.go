@@ -68,7 +68,17 @@ type modelHop struct {
 	gen    pcie.Gen
 	width  int
 	shared int
-	busy   int // ports in use crossing the hop
+	busy   int     // ports in use crossing the hop
+	tunnel float64 // a tunnel's Gb/s per direction; 0 for a link
+}
+
+// rawGbps is the hop's bandwidth per direction after line encoding, or the
+// tunnel's figure.
+func (h modelHop) rawGbps() float64 {
+	if h.tunnel > 0 {
+		return h.tunnel
+	}
+	return h.gen.RawGbps(h.width)
 }
 
 // modelSolver holds validated, defaulted input.
@@ -82,14 +92,7 @@ type modelSolver struct {
 }
 
 // ethernetMbps is the line-rate demand (docs/pcie-model.md §3.1).
-func (s *modelSolver) ethernetMbps() float64 {
-	f := float64(s.w.FrameBytes)
-	share := float64(s.w.Ports)
-	if s.w.Direction == Forward {
-		share /= 2
-	}
-	return share * s.w.PortMbps * f / (f + ethGap)
-}
+func (s *modelSolver) ethernetMbps() float64 { return s.w.ethernetMbps() }
 
 // prepareModel validates the input and fills in its defaults.
 func prepareModel(links []LinkParams, p Profile, w Workload) (*modelSolver, error) {
@@ -132,7 +135,7 @@ func (s *modelSolver) setLinks(links []LinkParams) (int, error) {
 		if s.hops[i], s.capHops[i], err = checkLink(l); err != nil {
 			return 0, fmt.Errorf("hop %d: %w", i, err)
 		}
-		if gb := s.hops[i].gen.RawGbps(l.Width); gb < narrowGbps || gb == narrowGbps && l.Shared > links[narrow].Shared {
+		if gb := s.hops[i].rawGbps(); gb < narrowGbps || gb == narrowGbps && l.Shared > links[narrow].Shared {
 			narrow, narrowGbps = i, gb
 		}
 		s.mps = minKnown(s.mps, l.MPS)
@@ -190,7 +193,11 @@ func checkLink(l LinkParams) (now, capable modelHop, err error) {
 		}
 		cw = max(cw, l.MaxWidth)
 	}
-	return modelHop{gen: g, width: l.Width, shared: l.Shared}, modelHop{gen: cg, width: cw, shared: l.Shared}, nil
+	if l.TunnelGbps < 0 || l.TunnelGbps > 1e4 {
+		return now, capable, fmt.Errorf("%w: tunnel %v Gb/s", ErrInvalidLink, l.TunnelGbps)
+	}
+	return modelHop{gen: g, width: l.Width, shared: l.Shared, tunnel: l.TunnelGbps},
+		modelHop{gen: cg, width: cw, shared: l.Shared, tunnel: l.TunnelGbps}, nil
 }
 
 // setWorkload validates the workload, fills in its defaults
@@ -198,30 +205,12 @@ func checkLink(l LinkParams) (now, capable modelHop, err error) {
 // narrow is the narrowest hop and narrowShared its Shared.
 func (s *modelSolver) setWorkload(narrow, narrowShared int) error {
 	w := &s.w
-	if w.FrameBytes == 0 {
-		w.FrameBytes = DefaultFrameBytes
-	}
-	if w.FrameBytes < minFrameBytes || w.FrameBytes > maxFrameBytes {
-		return fmt.Errorf("%w: frame %d B (want %d..%d)", ErrInvalidWorkload, w.FrameBytes, minFrameBytes, maxFrameBytes)
-	}
-	if w.Direction == "" {
-		w.Direction = Both
-	}
-	if _, err := ParseDirection(string(w.Direction)); err != nil {
+	given := w.Ports
+	if err := w.fill(narrowShared); err != nil {
 		return err
 	}
-	if !(w.PortMbps > 0) || w.PortMbps > 1e7 {
-		return fmt.Errorf("%w: port speed %v Mb/s", ErrInvalidWorkload, w.PortMbps)
-	}
-	if w.Ports < 0 || w.Ports > maxPorts {
-		return fmt.Errorf("%w: %d ports", ErrInvalidWorkload, w.Ports)
-	}
-	if w.Ports == 0 {
-		w.Ports = max(1, narrowShared)
+	if given == 0 {
 		s.notes = append(s.notes, fmt.Sprintf("ports in use: %d, every port sharing the narrowest hop (%d)", w.Ports, narrow))
-	}
-	if w.Direction == Forward && w.Ports < 2 {
-		return fmt.Errorf("%w: one-way forwarding needs 2 or more ports, got %d", ErrInvalidWorkload, w.Ports)
 	}
 	for i := range s.hops {
 		s.hops[i].busy = w.Ports
@@ -278,6 +267,12 @@ func (s *modelSolver) solveOne(v variant, hops []modelHop, out []modelHopEstimat
 		}
 		capGbps := capacityGbps(h.gen, h.width, s.mps, v.dllp)
 		pps := capGbps * 1e9 / 8 / worst
+		if h.tunnel > 0 {
+			// A tunnel's published figure is PCIe data, not its bridges'
+			// nominal link: it bounds the frame bytes carried directly.
+			capGbps = h.tunnel
+			pps = h.tunnel * 1e9 / fbits
+		}
 		// The hop carries busy of the ports in use; the others run as fast.
 		pps = pps * float64(s.w.Ports) / float64(h.busy)
 		if out != nil {
@@ -338,6 +333,9 @@ func (s *modelSolver) result(links []LinkParams, hops []modelHop, vs [3]variant)
 	r.Bound = BoundEthernet
 	if r.PCIeMbps.Nominal < e {
 		r.Bound = BoundPCIe
+		if hops[est[1].hop].tunnel > 0 {
+			r.Bound = BoundTunnel
+		}
 	}
 	r.PacketsPerSec = r.CeilingMbps.Nominal * 1e6 / (8 * float64(s.w.FrameBytes))
 	r.Hop, r.Dir = est[1].hop, est[1].dir
@@ -351,7 +349,8 @@ func (s *modelSolver) result(links []LinkParams, hops []modelHop, vs [3]variant)
 			Width:        h.width,
 			Shared:       h.shared,
 			Busy:         h.busy,
-			RawGbps:      h.gen.RawGbps(h.width),
+			RawGbps:      h.rawGbps(),
+			TunnelGbps:   h.tunnel,
 			CapacityGbps: Range{Low: per[0][i].capGbps, Nominal: n.capGbps, High: per[2][i].capGbps},
 			Cost:         n.cost,
 			UpBytes:      n.up,

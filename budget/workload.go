@@ -63,6 +63,47 @@ type Workload struct {
 	PortMbps float64 `json:"port_mbps"`
 }
 
+// fill validates w and fills in its defaults; ports is the port count to
+// take when w gives none.
+func (w *Workload) fill(ports int) error {
+	if w.FrameBytes == 0 {
+		w.FrameBytes = DefaultFrameBytes
+	}
+	if w.FrameBytes < minFrameBytes || w.FrameBytes > maxFrameBytes {
+		return fmt.Errorf("%w: frame %d B (want %d..%d)", ErrInvalidWorkload, w.FrameBytes, minFrameBytes, maxFrameBytes)
+	}
+	if w.Direction == "" {
+		w.Direction = Both
+	}
+	if _, err := ParseDirection(string(w.Direction)); err != nil {
+		return err
+	}
+	if !(w.PortMbps > 0) || w.PortMbps > 1e7 {
+		return fmt.Errorf("%w: port speed %v Mb/s", ErrInvalidWorkload, w.PortMbps)
+	}
+	if w.Ports < 0 || w.Ports > maxPorts {
+		return fmt.Errorf("%w: %d ports", ErrInvalidWorkload, w.Ports)
+	}
+	if w.Ports == 0 {
+		w.Ports = max(1, ports)
+	}
+	if w.Direction == Forward && w.Ports < 2 {
+		return fmt.Errorf("%w: one-way forwarding needs 2 or more ports, got %d", ErrInvalidWorkload, w.Ports)
+	}
+	return nil
+}
+
+// ethernetMbps is the line-rate demand of a filled workload
+// (docs/pcie-model.md §3.1).
+func (w *Workload) ethernetMbps() float64 {
+	f := float64(w.FrameBytes)
+	share := float64(w.Ports)
+	if w.Direction == Forward {
+		share /= 2
+	}
+	return share * w.PortMbps * f / (f + ethGap)
+}
+
 // TCPGoodputMbps converts Ethernet frame bits per second into the TCP
 // payload they carry over IPv4 with timestamps (52 B of headers, 18 B of
 // Ethernet header and FCS): 1448/1518 for MTU 1500, 8948/9018 for MTU 9000.

@@ -68,6 +68,9 @@ type Hop struct {
 	IdleDowntrained bool    `json:"idle_downtrained"`
 	// Reason says why the verdict is architectural or unknown.
 	Reason string `json:"reason,omitempty"`
+	// Tunnel is set for a link carried through a Thunderbolt or USB4
+	// tunnel (an architectural hop whose capacity is the tunnel's).
+	Tunnel *Tunnel `json:"tunnel,omitempty"`
 	// Notes record disagreements and assumptions.
 	Notes []string `json:"notes,omitempty"`
 }

@@ -42,36 +42,24 @@ var virtualVendors = map[uint16]string{
 	0x1ab8: "Parallels",
 }
 
-// internalPorts are ports whose link lies inside a chip. The names are
-// pci.ids' (Debian package pci.ids 2023.04.11), which is how nicdiag knows.
-var internalPorts = map[[2]uint16]string{
-	{0x1022, 0x13e5}: "AMD Ariel Internal PCIe GPP Bridge 0 to Bus A",
-	{0x1022, 0x13e6}: "AMD Ariel Internal PCIe GPP Bridge 0 to Bus B",
-	{0x1022, 0x1454}: "AMD Family 17h (Models 00h-0fh) Internal PCIe GPP Bridge 0 to Bus B",
-	{0x1022, 0x1484}: "AMD Starship/Matisse Internal PCIe GPP Bridge 0 to bus[E:B]",
-	{0x1022, 0x14b9}: "AMD Family 17h-19h Internal PCIe GPP Bridge",
-	{0x1022, 0x14cd}: "AMD Family 19h USB4/Thunderbolt PCIe tunnel",
-	{0x1022, 0x15db}: "AMD Raven/Raven2 Internal PCIe GPP Bridge 0 to Bus A",
-	{0x1022, 0x15dc}: "AMD Raven/Raven2 Internal PCIe GPP Bridge 0 to Bus B",
-	{0x1022, 0x15fd}: "AMD FireFlight Internal PCIe GPP Bridge 0 to Bus A",
-	{0x1022, 0x15fe}: "AMD FireFlight Internal PCIe GPP Bridge 0 to Bus B",
-	{0x1022, 0x162a}: "AMD Arden Internal PCIe GPP Bridge 0 to bus X",
-	{0x1022, 0x1635}: "AMD Renoir Internal PCIe GPP Bridge to Bus",
-	{0x1022, 0x1648}: "AMD VanGogh Internal PCIe GPP Bridge to Bus",
-}
-
-// architectural says why a hop's link is not a trained physical link, or "".
+// architectural says why a hop's link is not a trained physical link, or
+// "", and fills h.Tunnel for a Thunderbolt or USB4 tunnel.
 func architectural(h *Hop) string {
 	for _, e := range []*End{&h.Downstream, &h.Upstream} {
 		if n, ok := virtualVendors[e.VendorID]; ok {
 			return fmt.Sprintf("emulated link: %s is a %s device (vendor %04x), so its link speed is whatever the hypervisor reports", e.Address, n, e.VendorID)
 		}
 	}
-	if n, ok := internalPorts[[2]uint16{h.Upstream.VendorID, h.Upstream.DeviceID}]; ok {
-		return fmt.Sprintf("link inside the chip: port %s is %04x:%04x %q (pci.ids), so its reported speed is architectural", h.Upstream.Address, h.Upstream.VendorID, h.Upstream.DeviceID, n)
+	if r := chipReason(h); r != "" {
+		return r
+	}
+	if t := tunnelOf(h); t != nil {
+		h.Tunnel = t
+		return fmt.Sprintf("PCIe tunnel through %s: the %s its bridges report is nominal; it carries about %g Gb/s per direction (%s; %s)",
+			t.Class, speedWidth(h.Speed, h.Width), t.Gbps, t.How, t.Basis)
 	}
 	if isTBT(&h.Upstream) && isTBT(&h.Downstream) {
-		return "both ends are Thunderbolt ports (Intel Thunderbolt VSEC 0x1234 in config space, the test Linux uses): the link is inside the controller or tunnelled, and its reported speed is nominal"
+		return "both ends are Thunderbolt ports (Intel Thunderbolt VSEC 0x1234 in config space, the test Linux uses): the link is inside the controller, and its reported speed is nominal"
 	}
 	return ""
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -86,9 +85,6 @@ func runExplain(ctx context.Context, e *env, fs *flag.FlagSet, args []string) in
 	}
 	b, err := nicdiag.Explain(ctx, args[0], w, nicdiag.WithRoot(root))
 	if err != nil {
-		if errors.Is(err, nicdiag.ErrNoPCIePath) {
-			return e.fail(fmt.Errorf("%w (explain models the PCIe link between a NIC and its root port, and finds none to model here)", err))
-		}
 		return e.fail(err)
 	}
 	if e.json {
