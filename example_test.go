@@ -17,9 +17,9 @@ func ExampleExplain() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("%s-bound at %.0f Mb/s per direction (line rate %.0f), link of %s, %s-limited\n",
-		b.Bound, b.CeilingMbps.Nominal, b.EthernetMbps, b.LimitingHop, b.LimitedBy)
-	// Output: pcie-bound at 1435 Mb/s per direction (line rate 1974), link of 0000:00:1c.0, device-limited
+	fmt.Printf("%s-bound at %.0f Mb/s per direction (line rate %.0f), link of %s, width set by the %s, speed by the %s\n",
+		b.Bound, b.CeilingMbps.Nominal, b.EthernetMbps, b.LimitingHop, b.WidthLimitedBy, b.SpeedLimitedBy)
+	// Output: pcie-bound at 1435 Mb/s per direction (line rate 1974), link of 0000:00:1c.0, width set by the port, speed by the device
 }
 
 func ExampleCheck() {

@@ -97,7 +97,11 @@ func For(n *nicinfo.NIC, vfs map[pcie.Address]bool, path *pcie.Path, w Workload)
 	}
 	links := linkParams(path, vfs)
 	if len(links) == 0 {
-		return noPCIe(n, w, noLinkReason(name, path))
+		why := noLinkReason(name, path)
+		if d, ok := nicinfo.ChipOf(*n); ok && d.Integrated != nicinfo.Discrete {
+			why += fmt.Sprintf("; the %s is a MAC integrated in the %s (known-device table: %s)", d.Chip, d.Integrated, d.Source)
+		}
+		return noPCIe(n, w, why)
 	}
 	driver := n.Driver
 	if driver == "" {

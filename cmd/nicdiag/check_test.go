@@ -75,7 +75,7 @@ func TestExplainText(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d", code)
 	}
-	for _, want := range []string{"1974 Mb/s", "1435 (1367–1488)", "PCIe-bound at the link of 0000:00:1c.0", "device-limited", "2.5 GT/s x1"} {
+	for _, want := range []string{"1974 Mb/s", "1435 (1367–1488)", "PCIe-bound at the link of 0000:00:1c.0", "port-limited (speed by device, width by port)", "2.5 GT/s x1"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("explain output lacks %q:\n%s", want, out)
 		}

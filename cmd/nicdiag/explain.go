@@ -99,6 +99,10 @@ func runExplain(ctx context.Context, e *env, fs *flag.FlagSet, args []string) in
 
 // renderBudget writes the budget as a short worked calculation.
 func renderBudget(w io.Writer, b *budget.Budget) {
+	if b.NoPCIe != "" {
+		renderNoPCIe(w, b)
+		return
+	}
 	wl := b.Workload
 	if b.Interface == string(b.Address) {
 		fmt.Fprintf(w, "PCI function %s (no netdev), DMA profile %s\n", b.Address, b.Profile)
@@ -134,16 +138,36 @@ func renderBudget(w io.Writer, b *budget.Budget) {
 			strconv.FormatFloat(h.RawGbps, 'f', 2, 64), h.Busy, rangeWords(h.PCIeMbps), dirWords(h.Dir))
 	}
 	tw.Flush()
+	for _, h := range b.Hops {
+		if h.Verdict == pcie.VerdictArchitectural && h.Tunnel == nil {
+			fmt.Fprintf(w, "   not modelled: %s → %s: %s\n", h.Upstream.Address, h.Downstream.Address, h.Reason)
+		}
+		if h.Tunnel != nil {
+			fmt.Fprintf(w, "   %s → %s is a %s tunnel: %g Gb/s of PCIe data per direction, not the %s its bridges report (%s)\n",
+				h.Upstream.Address, h.Downstream.Address, h.Tunnel.Class, h.Tunnel.Gbps, speedWidth(h.Speed, h.Width), h.Tunnel.Basis)
+		}
+	}
 	fmt.Fprintf(w, "   (MPS %d, MRRS %d, RCB %d; range: pessimistic–optimistic completion chunking, addressing and DLLP spacing)\n\n", b.Model.MPS, b.Model.MRRS, b.Model.RCB)
 
 	fmt.Fprintf(w, "3. Ceiling: %s Mb/s per direction", rangeWords(b.CeilingMbps))
-	if b.Bound == budget.BoundPCIe {
+	switch b.Bound {
+	case budget.BoundPCIe:
 		fmt.Fprintf(w, ", PCIe-bound at the link of %s (%s)", b.LimitingHop, dirWords(b.LimitingDirection))
 		if b.LimitedBy != "" {
 			fmt.Fprintf(w, ", %s-limited", b.LimitedBy)
+			if h := b.Hop(b.LimitingHop); h != nil {
+				fmt.Fprint(w, limitedBy(h))
+			}
 		}
 		fmt.Fprintf(w, "\n   the path carries %.0f%% of the line rate\n", 100*b.CeilingMbps.Nominal/b.EthernetMbps)
-	} else {
+	case budget.BoundTunnel:
+		class := "PCIe"
+		if h := b.Hop(b.LimitingHop); h != nil && h.Tunnel != nil {
+			class = h.Tunnel.Class
+		}
+		fmt.Fprintf(w, ", bound by the %s tunnel at %s (%s)\n   the path carries %.0f%% of the line rate\n",
+			class, b.LimitingHop, dirWords(b.LimitingDirection), 100*b.CeilingMbps.Nominal/b.EthernetMbps)
+	default:
 		fmt.Fprintf(w, ", Ethernet-bound: the PCIe path has %.2f× headroom\n", b.PCIeMbps.Nominal/b.EthernetMbps)
 	}
 	if wl.FrameBytes == 1518 || wl.FrameBytes == 9018 {
@@ -158,6 +182,26 @@ func renderBudget(w io.Writer, b *budget.Budget) {
 		fmt.Fprintf(w, "  - %s\n", a)
 	}
 	fmt.Fprintf(w, "  - DMA profile basis: %s\n", b.ProfileBasis)
+}
+
+// renderNoPCIe writes the budget of a NIC without a PCIe stage.
+func renderNoPCIe(w io.Writer, b *budget.Budget) {
+	name := b.Interface
+	if b.Address != "" && b.Interface != string(b.Address) {
+		name += " (" + string(b.Address) + ")"
+	}
+	fmt.Fprintf(w, "%s: no PCIe stage to model\n   %s\n\n", name, b.NoPCIe)
+	if b.Bound == budget.BoundNone {
+		fmt.Fprintf(w, "Ceiling: no physical ceiling known: the link speed is unknown or nominal, so what bounds it is elsewhere (the host's CPU, the hypervisor or the peer); give --port-speed to see a line rate\n")
+		return
+	}
+	wl := b.Workload
+	fmt.Fprintf(w, "workload: %d port(s) at %s Mb/s, %d-byte frames, %s (port speed: %s)\n", wl.Ports, num(wl.PortMbps), wl.FrameBytes, directionWords(wl.Direction), b.PortSpeedSource)
+	fmt.Fprintf(w, "Ceiling: %s Mb/s of frames per direction, Ethernet-bound (%d × %s Mb/s × %d/(%d+20))\n",
+		num(b.EthernetMbps), wl.Ports, num(wl.PortMbps), wl.FrameBytes, wl.FrameBytes)
+	if wl.FrameBytes == 1518 || wl.FrameBytes == 9018 {
+		fmt.Fprintf(w, "   about %s Mb/s of TCP payload (IPv4, TCP timestamps, full-size segments)\n", num(budget.TCPGoodputMbps(b.EthernetMbps, wl.FrameBytes)))
+	}
 }
 
 func directionWords(d budget.Direction) string {
