@@ -10,10 +10,10 @@ import (
 // tops out at 8192).
 const maxCPU = 1 << 16
 
-// ParseCPUList parses a kernel CPU list such as "0-3,8,10-11" (the format of
+// parseCPUList parses a kernel CPU list such as "0-3,8,10-11" (the format of
 // smp_affinity_list, effective_affinity_list and local_cpulist) into sorted,
 // distinct CPU ids. An empty list gives nil.
-func ParseCPUList(s string) ([]int, error) {
+func parseCPUList(s string) ([]int, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return nil, nil
@@ -52,10 +52,10 @@ func cpuID(s string) (int, error) {
 	return v, nil
 }
 
-// ParseCPUMask parses a kernel hex CPU mask such as "ff" or
+// parseCPUMask parses a kernel hex CPU mask such as "ff" or
 // "00000000,0000000f" (rps_cpus, xps_cpus, smp_affinity) into sorted CPU
 // ids. All-zero gives nil.
-func ParseCPUMask(s string) ([]int, error) {
+func parseCPUMask(s string) ([]int, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return nil, nil

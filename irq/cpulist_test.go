@@ -13,14 +13,14 @@ func TestParseCPUList(t *testing.T) {
 		"":            nil,
 		"3,1,1":       {1, 3},
 	} {
-		got, err := ParseCPUList(in)
+		got, err := parseCPUList(in)
 		if err != nil || !slices.Equal(got, want) {
-			t.Errorf("ParseCPUList(%q) = %v, %v; want %v", in, got, err, want)
+			t.Errorf("parseCPUList(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
 	for _, bad := range []string{"a", "3-1", "0-", "-1", "0-70000", ","} {
-		if _, err := ParseCPUList(bad); !errors.Is(err, ErrMalformed) {
-			t.Errorf("ParseCPUList(%q) err = %v", bad, err)
+		if _, err := parseCPUList(bad); !errors.Is(err, ErrMalformed) {
+			t.Errorf("parseCPUList(%q) err = %v", bad, err)
 		}
 	}
 	if got := FormatCPUList([]int{0, 1, 2, 5, 7, 8}); got != "0-2,5,7-8" {
@@ -35,12 +35,12 @@ func TestParseCPUMask(t *testing.T) {
 		"0":                 nil,
 		"A0":                {5, 7},
 	} {
-		got, err := ParseCPUMask(in)
+		got, err := parseCPUMask(in)
 		if err != nil || !slices.Equal(got, want) {
-			t.Errorf("ParseCPUMask(%q) = %v, %v; want %v", in, got, err, want)
+			t.Errorf("parseCPUMask(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	if _, err := ParseCPUMask("0g"); !errors.Is(err, ErrMalformed) {
+	if _, err := parseCPUMask("0g"); !errors.Is(err, ErrMalformed) {
 		t.Errorf("bad digit: %v", err)
 	}
 }

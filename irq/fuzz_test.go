@@ -57,14 +57,14 @@ func FuzzParseCPUList(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		cpus, err := ParseCPUList(s)
+		cpus, err := parseCPUList(s)
 		if err != nil {
 			return
 		}
 		if !slices.IsSorted(cpus) || len(slices.Compact(slices.Clone(cpus))) != len(cpus) {
 			t.Fatalf("%q → unsorted or duplicate %v", s, cpus)
 		}
-		back, err := ParseCPUList(FormatCPUList(cpus))
+		back, err := parseCPUList(FormatCPUList(cpus))
 		if err != nil || !slices.Equal(back, cpus) {
 			t.Fatalf("%q → %v → %q → %v, %v", s, cpus, FormatCPUList(cpus), back, err)
 		}
@@ -76,7 +76,7 @@ func FuzzParseCPUMask(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		cpus, err := ParseCPUMask(s)
+		cpus, err := parseCPUMask(s)
 		if err != nil {
 			return
 		}
