@@ -31,7 +31,7 @@ the findings about this NIC. Exit code as for check.
 Examples:
   nicdiag show eth0
   nicdiag --root host.tar.gz show enp1s0f0 --json`,
-	run: runShow,
+	bind: noFlags(runShow),
 }
 
 func runShow(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
@@ -122,7 +122,23 @@ func renderShow(w io.Writer, n *nicinfo.NIC, extra ...showSection) error {
 	return nil
 }
 
+// inventorySections are the inventory parts of show: what nicinfo knows.
 func inventorySections(n *nicinfo.NIC) []showSection {
+	irq, numa, pcie, sriov := placementSections(n)
+	miss := showSection{Title: "Not available"}
+	for _, m := range n.Missing {
+		k, v, _ := strings.Cut(m, ": ")
+		miss.add(k, v)
+	}
+	warn := showSection{Title: "Warnings"}
+	for i, m := range n.Warnings {
+		warn.add(strconv.Itoa(i+1), m)
+	}
+	return []showSection{identitySection(n), driverSection(n), linkSection(n), queueCountSection(n), irq, numa, pcie, sriov, miss, warn}
+}
+
+// identitySection is who the NIC is: names, addresses, bus and IDs.
+func identitySection(n *nicinfo.NIC) showSection {
 	id := showSection{Title: "Identity"}
 	id.add("Interface", n.Name)
 	id.add("Index", strconv.Itoa(n.Index))
@@ -150,7 +166,11 @@ func inventorySections(n *nicinfo.NIC) []showSection {
 			id.add("USB speed", strconv.Itoa(u.SpeedMbps)+"Mb/s")
 		}
 	}
+	return id
+}
 
+// driverSection is the driver and firmware.
+func driverSection(n *nicinfo.NIC) showSection {
 	drv := showSection{Title: "Driver"}
 	drv.add("Driver", n.Driver)
 	drv.add("Version", n.DriverVersion)
@@ -162,7 +182,11 @@ func inventorySections(n *nicinfo.NIC) []showSection {
 	if n.USB != nil {
 		drv.add("USB driver", n.USB.Driver)
 	}
+	return drv
+}
 
+// linkSection is the Ethernet link and its modes.
+func linkSection(n *nicinfo.NIC) showSection {
 	link := showSection{Title: "Link"}
 	link.add("Speed", speedText(n.Link.SpeedMbps))
 	link.add("Duplex", n.Link.Duplex)
@@ -172,7 +196,11 @@ func inventorySections(n *nicinfo.NIC) []showSection {
 	link.add("Port", n.Link.Port)
 	link.add("Supported modes", strings.Join(n.Link.Supported, " "))
 	link.add("Advertised modes", strings.Join(n.Link.Advertised, " "))
+	return link
+}
 
+// queueCountSection is the queue and channel counts and RPS.
+func queueCountSection(n *nicinfo.NIC) showSection {
 	q := showSection{Title: "Queues"}
 	q.add("RX queues", strconv.Itoa(n.Queues.RX))
 	q.add("TX queues", strconv.Itoa(n.Queues.TX))
@@ -181,11 +209,16 @@ func inventorySections(n *nicinfo.NIC) []showSection {
 			c.RX, c.TX, c.Other, c.Combined, c.MaxRX, c.MaxTX, c.MaxOther, c.MaxCombined))
 	}
 	q.add("RPS", onOff(n.Queues.RPS))
+	return q
+}
 
-	irq := showSection{Title: "IRQs"}
-	numa := showSection{Title: "NUMA"}
-	pcie := showSection{Title: "PCIe"}
-	sriov := showSection{Title: "SR-IOV"}
+// placementSections are where the PCI function sits: its IRQs, NUMA node,
+// PCIe link and SR-IOV relations (empty for a NIC off PCI).
+func placementSections(n *nicinfo.NIC) (irq, numa, pcie, sriov showSection) {
+	irq = showSection{Title: "IRQs"}
+	numa = showSection{Title: "NUMA"}
+	pcie = showSection{Title: "PCIe"}
+	sriov = showSection{Title: "SR-IOV"}
 	if f := n.PCI; f != nil {
 		irq.add("IRQs", intList(f.IRQs))
 		numa.add("Node", numaText(n.NUMANode))
@@ -200,16 +233,7 @@ func inventorySections(n *nicinfo.NIC) []showSection {
 			sriov.add("Total VFs", strconv.Itoa(f.TotalVFs))
 		}
 	}
-	miss := showSection{Title: "Not available"}
-	for _, m := range n.Missing {
-		k, v, _ := strings.Cut(m, ": ")
-		miss.add(k, v)
-	}
-	warn := showSection{Title: "Warnings"}
-	for i, m := range n.Warnings {
-		warn.add(strconv.Itoa(i+1), m)
-	}
-	return []showSection{id, drv, link, q, irq, numa, pcie, sriov, miss, warn}
+	return irq, numa, pcie, sriov
 }
 
 func named(name string, id uint16) string {
