@@ -8,14 +8,14 @@ import (
 	"github.com/nicdiag/nicdiag/internal/fsroot"
 )
 
-// Affinity sources, as reported in Affinity.Source.
+// Affinity sources, as reported in QueueIRQ.CPUSource.
 const (
 	SourceEffective = "effective_affinity_list" // where the IRQ actually lands
 	SourceSMP       = "smp_affinity_list"       // where it is allowed to land
 )
 
-// Affinity is what /proc/irq/N says about one IRQ.
-type Affinity struct {
+// affinity is what /proc/irq/N says about one IRQ.
+type affinity struct {
 	IRQ int `json:"irq"`
 	// Allowed is smp_affinity_list; nil when unreadable.
 	Allowed []int `json:"allowed,omitempty"`
@@ -29,7 +29,7 @@ type Affinity struct {
 // CPUs returns where the IRQ lands: the effective list when there is one,
 // otherwise the allowed list, and the name of the file it came from ("" when
 // neither could be read).
-func (a Affinity) CPUs() ([]int, string) {
+func (a affinity) CPUs() ([]int, string) {
 	if len(a.Effective) > 0 {
 		return a.Effective, SourceEffective
 	}
@@ -39,16 +39,11 @@ func (a Affinity) CPUs() ([]int, string) {
 	return nil, ""
 }
 
-// ReadAffinity reads /proc/irq/N/{smp_affinity_list,effective_affinity_list,node}
+// readAffinity reads /proc/irq/N/{smp_affinity_list,effective_affinity_list,node}
 // under the root. Missing files leave their field empty; the error is
 // non-nil only when none of them could be read or one is malformed.
-func ReadAffinity(irq int, opts ...Option) (Affinity, error) {
-	o := newOptions(opts)
-	return readAffinity(o.root, irq)
-}
-
-func readAffinity(r fsroot.Root, irq int) (Affinity, error) {
-	a := Affinity{IRQ: irq, Node: -1}
+func readAffinity(r fsroot.Root, irq int) (affinity, error) {
+	a := affinity{IRQ: irq, Node: -1}
 	dir := "/proc/irq/" + strconv.Itoa(irq) + "/"
 	var firstErr error
 	read := 0

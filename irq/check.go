@@ -1,54 +1,13 @@
 package irq
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"strconv"
 	"strings"
 
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/nicinfo"
 )
-
-// Check returns the static verdicts for nics, from their queues and where
-// their IRQs are routed now: irq.affinity_concentrated (every data vector of
-// a multi-queue NIC effective on one CPU) and nic.single_queue (one receive
-// queue and no RPS, so one core does all the receive work). Virtual
-// interfaces (veth, bridge) have no IRQs and are skipped. A missing
-// /proc/interrupts only skips the affinity verdict.
-func Check(ctx context.Context, nics []nicinfo.NIC, opts ...Option) ([]finding.Finding, error) {
-	o := newOptions(opts)
-	var x *Interrupts
-	b, err := o.root.ReadFile(interruptsFile)
-	switch {
-	case err == nil:
-		x = new(Interrupts)
-		if err := ParseInterrupts(b, x); err != nil {
-			return nil, err
-		}
-	case !errors.Is(err, fs.ErrNotExist):
-		return nil, err
-	}
-	var out []finding.Finding
-	for _, n := range nics {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if !n.Physical() {
-			continue
-		}
-		var nq NICQueues
-		if x != nil {
-			nq = mapQueues(o.root, n, x)
-		}
-		st, _ := readSteering(o.root, n.Name)
-		out = append(out, CheckQueues(n, nq, st, x)...)
-	}
-	finding.Sort(out)
-	return out, nil
-}
 
 // CheckQueues returns the static verdicts on one NIC from facts already
 // read: its queue map nq (from MapQueues), its receive steering st and the

@@ -2,6 +2,8 @@ package irq
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"testing"
 
 	"github.com/nicdiag/nicdiag/finding"
@@ -39,7 +41,7 @@ func TestCheck(t *testing.T) {
 		{Name: "eth3", Bus: nicinfo.BusPCI, PCI: pci("0000:05:00.0"), Queues: nicinfo.Queues{RX: 1, TX: 1}},
 		{Name: "veth0", Bus: nicinfo.BusVirtual, Queues: nicinfo.Queues{RX: 1, TX: 1}},
 	}
-	fs, err := Check(context.Background(), nics, WithRoot(root))
+	fs, err := checkNICs(context.Background(), nics, WithRoot(root))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +56,7 @@ func TestCheck(t *testing.T) {
 	}
 	// A 100 Mb/s single-queue NIC is only informational.
 	nics[1].Link.SpeedMbps = 100
-	fs, _ = Check(context.Background(), nics[1:2], WithRoot(root))
+	fs, _ = checkNICs(context.Background(), nics[1:2], WithRoot(root))
 	if len(fs) != 1 || fs[0].Severity != finding.Info {
 		t.Errorf("100M: %s", codes(fs))
 	}
@@ -70,8 +72,47 @@ func TestCheckSingleCPUHasNoSingleQueueVerdict(t *testing.T) {
 	})
 	nic := nicinfo.NIC{Name: "eth1", Bus: nicinfo.BusPCI, PCI: &nicinfo.PCIFunction{Address: "0000:03:00.0", IRQs: []int{50}},
 		Queues: nicinfo.Queues{RX: 1, TX: 1}, Link: nicinfo.Link{SpeedMbps: 1000}}
-	fs, err := Check(context.Background(), []nicinfo.NIC{nic}, WithRoot(root))
+	fs, err := checkNICs(context.Background(), []nicinfo.NIC{nic}, WithRoot(root))
 	if err != nil || len(fs) != 0 {
 		t.Errorf("one CPU: %s, %v; want no finding", codes(fs), err)
 	}
+}
+
+// checkNICs returns the static verdicts (what the root package's
+// checkers compute from a Host) for nics, from their queues and where
+// their IRQs are routed now: irq.affinity_concentrated (every data vector of
+// a multi-queue NIC effective on one CPU) and nic.single_queue (one receive
+// queue and no RPS, so one core does all the receive work). Virtual
+// interfaces (veth, bridge) have no IRQs and are skipped. A missing
+// /proc/interrupts only skips the affinity verdict.
+func checkNICs(ctx context.Context, nics []nicinfo.NIC, opts ...Option) ([]finding.Finding, error) {
+	o := newOptions(opts)
+	var x *Interrupts
+	b, err := o.root.ReadFile(interruptsFile)
+	switch {
+	case err == nil:
+		x = new(Interrupts)
+		if err := ParseInterrupts(b, x); err != nil {
+			return nil, err
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, err
+	}
+	var out []finding.Finding
+	for _, n := range nics {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if !n.Physical() {
+			continue
+		}
+		var nq NICQueues
+		if x != nil {
+			nq = mapQueues(o.root, n, x)
+		}
+		st, _ := readSteering(o.root, n.Name)
+		out = append(out, CheckQueues(n, nq, st, x)...)
+	}
+	finding.Sort(out)
+	return out, nil
 }

@@ -52,10 +52,10 @@ func cpuID(s string) (int, error) {
 	return v, nil
 }
 
-// ParseCPUMask parses a kernel hex CPU mask such as "ff" or
+// parseCPUMask parses a kernel hex CPU mask such as "ff" or
 // "00000000,0000000f" (rps_cpus, xps_cpus, smp_affinity) into sorted CPU
 // ids. All-zero gives nil.
-func ParseCPUMask(s string) ([]int, error) {
+func parseCPUMask(s string) ([]int, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return nil, nil

@@ -35,12 +35,12 @@ func TestParseCPUMask(t *testing.T) {
 		"0":                 nil,
 		"A0":                {5, 7},
 	} {
-		got, err := ParseCPUMask(in)
+		got, err := parseCPUMask(in)
 		if err != nil || !slices.Equal(got, want) {
-			t.Errorf("ParseCPUMask(%q) = %v, %v; want %v", in, got, err, want)
+			t.Errorf("parseCPUMask(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	if _, err := ParseCPUMask("0g"); !errors.Is(err, ErrMalformed) {
+	if _, err := parseCPUMask("0g"); !errors.Is(err, ErrMalformed) {
 		t.Errorf("bad digit: %v", err)
 	}
 }

@@ -11,5 +11,7 @@
 // with github.com/prometheus/procfs, with their columns keyed by CPU id.
 //
 // Everything reads under a root directory (WithRoot), so a snapshot of
-// another host works like the live one. The package never prints.
+// another host works like the live one; the packet counters of NICs in
+// another network namespace are read there (WithNetns). The package never
+// prints.
 package irq

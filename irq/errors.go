@@ -9,8 +9,8 @@ import (
 // shape the kernel writes.
 var ErrMalformed = errors.New("malformed")
 
-// ErrNoCPUs is returned when a header names no CPU column.
-var ErrNoCPUs = errors.New("no CPU columns")
+// errNoCPUs is returned when a header names no CPU column.
+var errNoCPUs = errors.New("no CPU columns")
 
 // ParseError says which file and line could not be parsed.
 type ParseError struct {

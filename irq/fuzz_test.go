@@ -76,7 +76,7 @@ func FuzzParseCPUMask(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		cpus, err := ParseCPUMask(s)
+		cpus, err := parseCPUMask(s)
 		if err != nil {
 			return
 		}

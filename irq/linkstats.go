@@ -2,27 +2,24 @@ package irq
 
 import (
 	"github.com/nicdiag/nicdiag/internal/fsroot"
-	"github.com/vishvananda/netlink"
 )
 
-// LinkCounters are an interface's packet and byte counters since it came up.
-type LinkCounters struct {
+// linkCounters are an interface's packet and byte counters since it came up.
+type linkCounters struct {
 	RXPackets, TXPackets, RXBytes, TXBytes, RXDropped uint64
 }
 
-// LinkStatser reads an interface's counters by name.
-type LinkStatser interface {
-	LinkCounters(iface string) (LinkCounters, error)
+// linkStatser reads an interface's counters by name.
+type linkStatser interface {
+	counters(iface string) (linkCounters, error)
 }
 
-// SysfsStats reads /sys/class/net/IFACE/statistics under root ("/" for the
-// live host, where it sees the network namespace sysfs was mounted in).
-func SysfsStats(root string) LinkStatser { return sysfsStats{fsroot.New(root)} }
-
+// sysfsStats reads /sys/class/net/IFACE/statistics under the root (on the
+// live host it sees the network namespace sysfs was mounted in).
 type sysfsStats struct{ r fsroot.Root }
 
-func (s sysfsStats) LinkCounters(iface string) (LinkCounters, error) {
-	var c LinkCounters
+func (s sysfsStats) counters(iface string) (linkCounters, error) {
+	var c linkCounters
 	dir := "/sys/class/net/" + iface + "/statistics/"
 	for _, f := range []struct {
 		name string
@@ -40,28 +37,24 @@ func (s sysfsStats) LinkCounters(iface string) (LinkCounters, error) {
 	return c, nil
 }
 
-// NetlinkStats reads 64-bit counters over netlink through h, which may be
-// bound to another network namespace (netlink.NewHandleAt). A nil h uses
-// the caller's namespace.
-func NetlinkStats(h *netlink.Handle) LinkStatser { return netlinkStats{h} }
+// netlinkStats reads 64-bit counters over netlink in the network namespace
+// whose file is at netns ("": the caller's), opening it at every read.
+type netlinkStats struct{ netns string }
 
-type netlinkStats struct{ h *netlink.Handle }
-
-func (s netlinkStats) LinkCounters(iface string) (LinkCounters, error) {
-	var l netlink.Link
-	var err error
-	if s.h != nil {
-		l, err = s.h.LinkByName(iface)
-	} else {
-		l, err = netlink.LinkByName(iface)
-	}
+func (s netlinkStats) counters(iface string) (linkCounters, error) {
+	h, err := netlinkHandle(s.netns)
 	if err != nil {
-		return LinkCounters{}, err
+		return linkCounters{}, err
+	}
+	defer h.Close()
+	l, err := h.LinkByName(iface)
+	if err != nil {
+		return linkCounters{}, err
 	}
 	st := l.Attrs().Statistics
 	if st == nil {
-		return LinkCounters{}, errf("%s: no statistics over netlink", iface)
+		return linkCounters{}, errf("%s: no statistics over netlink", iface)
 	}
-	return LinkCounters{RXPackets: st.RxPackets, TXPackets: st.TxPackets, RXBytes: st.RxBytes,
+	return linkCounters{RXPackets: st.RxPackets, TXPackets: st.TxPackets, RXBytes: st.RxBytes,
 		TXBytes: st.TxBytes, RXDropped: st.RxDropped}, nil
 }

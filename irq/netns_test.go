@@ -2,9 +2,12 @@ package irq
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,6 +42,9 @@ func inNS(t *testing.T, ns netns.NsHandle, f func()) {
 	}()
 	<-done
 }
+
+// nsPath names an open namespace handle as a file WithNetns can open.
+func nsPath(ns netns.NsHandle) string { return fmt.Sprintf("/proc/self/fd/%d", int(ns)) }
 
 // newNS creates a network namespace without moving the calling thread.
 func newNS(t *testing.T) netns.NsHandle {
@@ -138,7 +144,7 @@ func TestKernelVethTraffic(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	nic := nicinfo.NIC{Name: "ndtest1", Bus: nicinfo.BusVirtual, Kind: "veth"}
-	s, err := NewSampler(ctx, []nicinfo.NIC{nic}, WithInterval(500*time.Millisecond), WithLinkStats(NetlinkStats(hB)))
+	s, err := NewSampler(ctx, []nicinfo.NIC{nic}, WithInterval(500*time.Millisecond), WithNetns(nsPath(nsB)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,4 +224,34 @@ func vethInNS(t *testing.T, name, peer string) (netns.NsHandle, *netlink.Handle)
 		t.Fatal(err)
 	}
 	return ns, h
+}
+
+// TestKernelSamplerWithNetns samples a veth that exists only in a throwaway
+// namespace: through WithNetns its link and queue counters read without
+// error; without it, and through a path that is no namespace, they fail.
+func TestKernelSamplerWithNetns(t *testing.T) {
+	ns, _ := vethInNS(t, "ndns0", "ndns1")
+	nic := nicinfo.NIC{Name: "ndns0", Bus: nicinfo.BusVirtual, Kind: "veth"}
+	sample := func(opts ...Option) NICRate {
+		t.Helper()
+		s, err := NewSampler(context.Background(), []nicinfo.NIC{nic}, append(opts, WithInterval(time.Millisecond))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, err := s.Next(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x.NICs[0]
+	}
+	if n := sample(WithNetns(nsPath(ns))); n.StatsError != "" || n.QueueStatsError != "" {
+		t.Errorf("in its namespace: stats %q, queue stats %q", n.StatsError, n.QueueStatsError)
+	}
+	if n := sample(); n.StatsError == "" {
+		t.Error("the caller's namespace has counters for ndns0")
+	}
+	bad := filepath.Join(t.TempDir(), "nope")
+	if n := sample(WithNetns(bad)); !strings.Contains(n.StatsError, bad) || !strings.Contains(n.QueueStatsError, bad) {
+		t.Errorf("missing namespace file: stats %q, queue stats %q", n.StatsError, n.QueueStatsError)
+	}
 }

@@ -6,16 +6,17 @@ import (
 	"github.com/nicdiag/nicdiag/internal/fsroot"
 )
 
-// Option configures Check, MapQueues and NewSampler.
+// Option configures MapQueues, ReadInterrupts, ReadSteering and NewSampler.
 type Option func(*options)
 
 type options struct {
 	root     fsroot.Root
 	interval time.Duration
-	stats    LinkStatser
+	netns    string
+	stats    linkStatser
 	// queueStats is nil when per-queue counters are off; queueStatsSet
-	// tells an explicit WithQueueStats(nil) from the default.
-	queueStats    QueueStatser
+	// tells an explicit withQueueStats(nil) from the default.
+	queueStats    queueStatser
 	queueStatsSet bool
 	now           func() time.Time
 }
@@ -30,16 +31,23 @@ func newOptions(opts []Option) options {
 	if o.interval <= 0 {
 		o.interval = time.Second
 	}
+	live := o.root.Live()
 	if o.stats == nil {
-		o.stats = SysfsStats(o.root.Dir())
+		if live && o.netns != "" {
+			o.stats = netlinkStats{o.netns}
+		} else {
+			o.stats = sysfsStats{o.root}
+		}
 	}
-	if !o.queueStatsSet && o.root.Live() {
-		o.queueStats = defaultQueueStats()
+	if !o.queueStatsSet && live {
+		o.queueStats = defaultQueueStats(o.netns)
 	}
 	return o
 }
 
 // WithRoot reads /proc and /sys under dir instead of the live host ("/").
+// Under another root per-queue counters are not read (a snapshot has none)
+// and WithNetns has no effect.
 func WithRoot(dir string) Option {
 	return func(o *options) { o.root = fsroot.New(dir) }
 }
@@ -49,25 +57,31 @@ func WithInterval(d time.Duration) Option {
 	return func(o *options) { o.interval = d }
 }
 
-// WithLinkStats sets where per-interface packet and byte counters come
-// from. The default reads /sys/class/net/IFACE/statistics under the root;
-// NetlinkStats reads them from another network namespace.
-func WithLinkStats(s LinkStatser) Option {
-	return func(o *options) { o.stats = s }
+// WithNetns reads the sampled NICs' packet counters in the network
+// namespace whose file is at path ("/run/netns/NAME", "/proc/PID/ns/net",
+// or "/proc/self/fd/N" for a namespace the caller holds open) instead of
+// the caller's: per interface, 64-bit counters over netlink, and per queue
+// the kernel's netdev queue statistics or else the driver's ethtool
+// statistics, as by default. The file is opened at every reading, so the
+// namespace must outlive the sampler; a reading that cannot open it puts
+// the error in NICRate.StatsError and QueueStatsError. "" is the caller's
+// namespace. /proc and /sys are still read under the root (IRQs and CPU
+// load are not per namespace).
+//
+// Without it, interface counters come from /sys/class/net/IFACE/statistics,
+// and per-queue counters first from the kernel's netdev queue statistics
+// (Linux 6.8+, the only source for virtio_net since 6.10), then, where the
+// kernel has no netdev family or QSTATS_GET, reports no queue rows for the
+// interface, or that read fails, from the driver's ethtool statistics,
+// whose answer or error stands. A NIC in another namespace needs WithNetns:
+// otherwise its QueueStatsError reads "no such device".
+func WithNetns(path string) Option {
+	return func(o *options) { o.netns = path }
 }
 
-// WithQueueStats sets where per-queue packet and byte counters come from.
-// The default on the live host, in the caller's network namespace, is per
-// interface: first the kernel's netdev queue statistics
-// (NetdevQueueStats(netns.None()), Linux 6.8+, the only source for
-// virtio_net since 6.10); where the kernel has no netdev family or
-// QSTATS_GET, or reports no queue rows for the interface, or that read
-// fails, the driver's ethtool statistics (EthtoolQueueStats(nil)), whose
-// answer or error stands. Under another root (a snapshot) there is none.
-// nil turns per-queue counters off. A NIC in another network namespace
-// needs NetdevQueueStats or EthtoolQueueStats bound to that namespace;
-// otherwise its QueueStatsError reads "no such device".
-func WithQueueStats(s QueueStatser) Option {
+// withQueueStats replaces where per-queue counters come from; nil turns
+// them off (tests).
+func withQueueStats(s queueStatser) Option {
 	return func(o *options) { o.queueStats, o.queueStatsSet = s, true }
 }
 

@@ -49,27 +49,27 @@ var errNoQstats = errors.New("no netdev queue statistics")
 // counters of the interface ifindex. Rows of other interfaces are skipped;
 // a counter absent from a row is one the driver does not fill. A truncated,
 // malformed or contradictory message is an error.
-func parseQstatsDump(msgs [][]byte, ifindex uint32) (QueueCounters, error) {
-	out := QueueCounters{RX: map[int]QueueCounter{}, TX: map[int]QueueCounter{}}
+func parseQstatsDump(msgs [][]byte, ifindex uint32) (queueCounters, error) {
+	out := queueCounters{RX: map[int]queueCounter{}, TX: map[int]queueCounter{}}
 	seen := map[[2]uint32]bool{}
 	for i, m := range msgs {
 		r, err := parseQstatsMsg(m)
 		if err != nil {
-			return QueueCounters{}, fmt.Errorf("netdev qstats message %d: %w", i, err)
+			return queueCounters{}, fmt.Errorf("netdev qstats message %d: %w", i, err)
 		}
 		if r.ifindex != ifindex {
 			continue
 		}
 		key := [2]uint32{r.qtype, r.qid}
 		if seen[key] {
-			return QueueCounters{}, fmt.Errorf("netdev qstats message %d: %w: queue %d type %d twice", i, ErrMalformed, r.qid, r.qtype)
+			return queueCounters{}, fmt.Errorf("netdev qstats message %d: %w: queue %d type %d twice", i, ErrMalformed, r.qid, r.qtype)
 		}
 		seen[key] = true
 		dst := out.RX
-		c := QueueCounter{Packets: r.rxPackets, Bytes: r.rxBytes, HasPackets: r.has&hasRXPackets != 0, HasBytes: r.has&hasRXBytes != 0}
+		c := queueCounter{Packets: r.rxPackets, Bytes: r.rxBytes, HasPackets: r.has&hasRXPackets != 0, HasBytes: r.has&hasRXBytes != 0}
 		if r.qtype == netdevQueueTypeTX {
 			dst = out.TX
-			c = QueueCounter{Packets: r.txPackets, Bytes: r.txBytes, HasPackets: r.has&hasTXPackets != 0, HasBytes: r.has&hasTXBytes != 0}
+			c = queueCounter{Packets: r.txPackets, Bytes: r.txBytes, HasPackets: r.has&hasTXPackets != 0, HasBytes: r.has&hasTXBytes != 0}
 		}
 		if c.HasPackets || c.HasBytes {
 			dst[int(r.qid)] = c
@@ -202,12 +202,12 @@ func attrUint(v []byte) (uint64, error) {
 
 // firstQueueStats asks primary and, where it has nothing for an interface,
 // fallback.
-type firstQueueStats struct{ primary, fallback QueueStatser }
+type firstQueueStats struct{ primary, fallback queueStatser }
 
-func (s firstQueueStats) QueueCounters(iface string) (QueueCounters, error) {
-	c, err := s.primary.QueueCounters(iface)
+func (s firstQueueStats) counters(iface string) (queueCounters, error) {
+	c, err := s.primary.counters(iface)
 	if err == nil && (len(c.RX) > 0 || len(c.TX) > 0) {
 		return c, nil
 	}
-	return s.fallback.QueueCounters(iface)
+	return s.fallback.counters(iface)
 }

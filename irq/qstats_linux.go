@@ -12,60 +12,61 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// NetdevQueueStats reads per-queue counters from the kernel's netdev
+// netdevQueueStats reads per-queue counters from the kernel's netdev
 // generic netlink family (NETDEV_CMD_QSTATS_GET at queue scope, Linux 6.8
 // and later; what `ynl --family netdev --dump qstats-get` prints). It is
 // the only per-queue source for virtio_net since 6.10, and drivers that
 // fill it (mlx5, bnxt_en, gve, ice, ...) need no ethtool name parsing.
 //
-// ns names the network namespace to read (a handle from netns.New,
-// netns.GetFromName, ...); a closed one (netns.None()) means the caller's.
-// It opens its sockets per call, so ns must stay open while in use.
+// netns is the file of the network namespace to read ("": the caller's);
+// it is opened, like the sockets, at every call.
 //
 // An interface the kernel reports no queue statistics for (no netdev
 // family, no QSTATS_GET command, or a driver without them) yields an error
 // wrapping errNoQstats; the default source then reads ethtool instead.
-func NetdevQueueStats(ns netns.NsHandle) QueueStatser {
-	return &netdevQueueStats{ns: ns}
-}
-
 type netdevQueueStats struct {
-	ns netns.NsHandle
+	netns string
 
 	mu     sync.Mutex
 	family uint16 // 0 until looked up
 }
 
-func (s *netdevQueueStats) QueueCounters(iface string) (QueueCounters, error) {
+func (s *netdevQueueStats) counters(iface string) (queueCounters, error) {
+	ns, err := openNetns(s.netns)
+	if err != nil {
+		return queueCounters{}, err
+	}
+	if ns.IsOpen() {
+		defer ns.Close()
+	}
 	h := &netlink.Handle{} // no sockets of its own: the caller's namespace
-	if s.ns.IsOpen() {
-		var err error
-		if h, err = netlink.NewHandleAt(s.ns, unix.NETLINK_ROUTE, unix.NETLINK_GENERIC); err != nil {
-			return QueueCounters{}, err
+	if ns.IsOpen() {
+		if h, err = netlink.NewHandleAt(ns, unix.NETLINK_ROUTE, unix.NETLINK_GENERIC); err != nil {
+			return queueCounters{}, err
 		}
 		defer h.Close()
 	}
 	link, err := h.LinkByName(iface)
 	if err != nil {
-		return QueueCounters{}, fmt.Errorf("%s: %w", iface, err)
+		return queueCounters{}, fmt.Errorf("%s: %w", iface, err)
 	}
 	fam, err := s.familyID(h)
 	if err != nil {
-		return QueueCounters{}, fmt.Errorf("%s: %w", iface, err)
+		return queueCounters{}, fmt.Errorf("%s: %w", iface, err)
 	}
 	idx := uint32(link.Attrs().Index)
-	msgs, err := s.dump(fam, idx)
+	msgs, err := dumpQstats(ns, fam, idx)
 	if err != nil {
 		if errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EINVAL) {
 			// EOPNOTSUPP: no QSTATS_GET (6.5 to 6.7); EINVAL: a policy
 			// that refuses the request.
-			return QueueCounters{}, fmt.Errorf("%s: %w: %w", iface, errNoQstats, err)
+			return queueCounters{}, fmt.Errorf("%s: %w: %w", iface, errNoQstats, err)
 		}
-		return QueueCounters{}, fmt.Errorf("%s: netdev qstats: %w", iface, err)
+		return queueCounters{}, fmt.Errorf("%s: netdev qstats: %w", iface, err)
 	}
 	c, err := parseQstatsDump(msgs, idx)
 	if err != nil {
-		return QueueCounters{}, fmt.Errorf("%s: %w", iface, err)
+		return queueCounters{}, fmt.Errorf("%s: %w", iface, err)
 	}
 	if len(c.RX) == 0 && len(c.TX) == 0 {
 		return c, fmt.Errorf("%s: %w", iface, errNoQstats)
@@ -76,12 +77,12 @@ func (s *netdevQueueStats) QueueCounters(iface string) (QueueCounters, error) {
 // maxQstatsMsgs bounds a dump (two rows per queue).
 const maxQstatsMsgs = 4 * (maxQstatsQueue + 1)
 
-// dump runs a queue-scope QSTATS_GET dump for ifindex and returns the
-// payloads of its messages. It reads the replies itself: the kernel sends
+// dumpQstats runs a queue-scope QSTATS_GET dump for ifindex in namespace ns
+// (netns.None(): the caller's) and returns the payloads of its messages. It reads the replies itself: the kernel sends
 // qstats rows without NLM_F_MULTI (genlmsg_iput), on which
 // nl.NetlinkRequest.Execute stops after the first row.
-func (s *netdevQueueStats) dump(fam uint16, ifindex uint32) ([][]byte, error) {
-	sock, err := nl.GetNetlinkSocketAt(s.ns, netns.None(), unix.NETLINK_GENERIC)
+func dumpQstats(ns netns.NsHandle, fam uint16, ifindex uint32) ([][]byte, error) {
+	sock, err := nl.GetNetlinkSocketAt(ns, netns.None(), unix.NETLINK_GENERIC)
 	if err != nil {
 		return nil, err
 	}
@@ -160,8 +161,9 @@ func (s *netdevQueueStats) familyID(h *netlink.Handle) (uint16, error) {
 	return f.ID, nil
 }
 
-// defaultQueueStats is the live default: netdev qstats for an interface
-// whose kernel and driver report them, its ethtool statistics otherwise.
-func defaultQueueStats() QueueStatser {
-	return firstQueueStats{NetdevQueueStats(netns.None()), EthtoolQueueStats(nil)}
+// defaultQueueStats is the live default in the network namespace at netns
+// ("": the caller's): netdev qstats for an interface whose kernel and
+// driver report them, its ethtool statistics otherwise.
+func defaultQueueStats(netns string) queueStatser {
+	return firstQueueStats{&netdevQueueStats{netns: netns}, ethtoolQueueStats{netns: netns}}
 }

@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/vishvananda/netns"
 )
 
 func sysfsCounter(t *testing.T, iface, name string) uint64 {
@@ -33,7 +31,7 @@ func TestKernelNetdevQueueStatsEth0(t *testing.T) {
 	}
 	const slack = 64 // packets that may arrive between two reads
 	rxBefore, txBefore := sysfsCounter(t, "eth0", "rx_packets"), sysfsCounter(t, "eth0", "tx_packets")
-	c, err := NetdevQueueStats(netns.None()).QueueCounters("eth0")
+	c, err := (&netdevQueueStats{}).counters("eth0")
 	rxAfter, txAfter := sysfsCounter(t, "eth0", "rx_packets"), sysfsCounter(t, "eth0", "tx_packets")
 	if errors.Is(err, errNoQstats) {
 		t.Skipf("no netdev queue statistics for eth0: %v", err)
@@ -66,14 +64,14 @@ func TestKernelNetdevQueueStatsEth0(t *testing.T) {
 // has no queue statistics (lo) says so with errNoQstats, so the default
 // falls back to ethtool, and that an unknown one is an error.
 func TestKernelNetdevQueueStatsNoRows(t *testing.T) {
-	s := NetdevQueueStats(netns.None())
-	if _, err := s.QueueCounters("lo"); !errors.Is(err, errNoQstats) {
+	s := &netdevQueueStats{}
+	if _, err := s.counters("lo"); !errors.Is(err, errNoQstats) {
 		t.Errorf("lo: %v, want errNoQstats", err)
 	}
-	if _, err := s.QueueCounters("nicdiag-nope0"); err == nil || errors.Is(err, errNoQstats) {
+	if _, err := s.counters("nicdiag-nope0"); err == nil || errors.Is(err, errNoQstats) {
 		t.Errorf("unknown interface: %v", err)
 	}
-	if _, err := defaultQueueStats().QueueCounters("lo"); err != nil {
+	if _, err := defaultQueueStats("").counters("lo"); err != nil {
 		t.Errorf("default on lo: %v (ethtool fallback)", err)
 	}
 }
@@ -83,10 +81,10 @@ func TestKernelNetdevQueueStatsNoRows(t *testing.T) {
 // has no queue statistics, so errNoQstats), and not in the caller's.
 func TestKernelNetdevQueueStatsNetns(t *testing.T) {
 	ns, _ := vethInNS(t, "ndqs0", "ndqs1")
-	if _, err := NetdevQueueStats(ns).QueueCounters("ndqs0"); !errors.Is(err, errNoQstats) {
+	if _, err := (&netdevQueueStats{netns: nsPath(ns)}).counters("ndqs0"); !errors.Is(err, errNoQstats) {
 		t.Errorf("veth in its namespace: %v, want errNoQstats", err)
 	}
-	if _, err := NetdevQueueStats(netns.None()).QueueCounters("ndqs0"); err == nil || errors.Is(err, errNoQstats) {
+	if _, err := (&netdevQueueStats{}).counters("ndqs0"); err == nil || errors.Is(err, errNoQstats) {
 		t.Errorf("veth from the caller's namespace: %v, want not found", err)
 	}
 }

@@ -2,19 +2,15 @@
 
 package irq
 
-import (
-	"fmt"
+import "fmt"
 
-	"github.com/vishvananda/netns"
-)
-
-// NetdevQueueStats reads per-queue counters from the kernel's netdev
+// netdevQueueStats reads per-queue counters from the kernel's netdev
 // generic netlink family on Linux; elsewhere every call fails with an error
 // wrapping errNoQstats.
-func NetdevQueueStats(ns netns.NsHandle) QueueStatser {
-	return QueueStatsFunc(func(iface string) (QueueCounters, error) {
-		return QueueCounters{}, fmt.Errorf("%s: %w: not Linux", iface, errNoQstats)
-	})
+type netdevQueueStats struct{ netns string }
+
+func (s *netdevQueueStats) counters(iface string) (queueCounters, error) {
+	return queueCounters{}, fmt.Errorf("%s: %w: not Linux", iface, errNoQstats)
 }
 
-func defaultQueueStats() QueueStatser { return EthtoolQueueStats(nil) }
+func defaultQueueStats(netns string) queueStatser { return ethtoolQueueStats{netns: netns} }

@@ -58,13 +58,13 @@ func TestParseQstatsDump(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := c.RX[0]; got != (QueueCounter{Packets: 13516, Bytes: 411004270, HasPackets: true, HasBytes: true}) {
+	if got := c.RX[0]; got != (queueCounter{Packets: 13516, Bytes: 411004270, HasPackets: true, HasBytes: true}) {
 		t.Errorf("rx 0 = %+v", got)
 	}
-	if got := c.RX[1]; got != (QueueCounter{Packets: 1 << 40, HasPackets: true}) {
+	if got := c.RX[1]; got != (queueCounter{Packets: 1 << 40, HasPackets: true}) {
 		t.Errorf("rx 1 = %+v", got)
 	}
-	if got := c.TX[0]; got != (QueueCounter{Packets: 8653, Bytes: 766169, HasPackets: true, HasBytes: true}) {
+	if got := c.TX[0]; got != (queueCounter{Packets: 8653, Bytes: 766169, HasPackets: true, HasBytes: true}) {
 		t.Errorf("tx 0 = %+v", got)
 	}
 	if len(c.RX) != 2 || len(c.TX) != 1 {
@@ -130,7 +130,7 @@ func FuzzParseQstatsDump(f *testing.F) {
 			}
 			return
 		}
-		for _, m := range []map[int]QueueCounter{c.RX, c.TX} {
+		for _, m := range []map[int]queueCounter{c.RX, c.TX} {
 			for q, v := range m {
 				if q < 0 || q > maxQstatsQueue || !v.HasPackets && !v.HasBytes {
 					t.Fatalf("queue %d: %+v", q, v)
@@ -141,34 +141,34 @@ func FuzzParseQstatsDump(f *testing.F) {
 }
 
 func TestFirstQueueStats(t *testing.T) {
-	some := QueueCounters{RX: map[int]QueueCounter{0: {Packets: 1, HasPackets: true}}, TX: map[int]QueueCounter{}}
-	other := QueueCounters{RX: map[int]QueueCounter{}, TX: map[int]QueueCounter{1: {Bytes: 2, HasBytes: true}}}
+	some := queueCounters{RX: map[int]queueCounter{0: {Packets: 1, HasPackets: true}}, TX: map[int]queueCounter{}}
+	other := queueCounters{RX: map[int]queueCounter{}, TX: map[int]queueCounter{1: {Bytes: 2, HasBytes: true}}}
 	var asked []string
-	primary := QueueStatsFunc(func(iface string) (QueueCounters, error) {
+	primary := queueStatsFunc(func(iface string) (queueCounters, error) {
 		asked = append(asked, "netdev:"+iface)
 		switch iface {
 		case "qs":
 			return some, nil
 		case "none":
-			return QueueCounters{}, errNoQstats
+			return queueCounters{}, errNoQstats
 		}
-		return QueueCounters{}, errors.New("Link not found")
+		return queueCounters{}, errors.New("Link not found")
 	})
-	fallback := QueueStatsFunc(func(iface string) (QueueCounters, error) {
+	fallback := queueStatsFunc(func(iface string) (queueCounters, error) {
 		asked = append(asked, "ethtool:"+iface)
 		if iface == "gone" {
-			return QueueCounters{}, errors.New("no such device")
+			return queueCounters{}, errors.New("no such device")
 		}
 		return other, nil
 	})
 	s := firstQueueStats{primary, fallback}
-	if c, err := s.QueueCounters("qs"); err != nil || c.RX[0].Packets != 1 {
+	if c, err := s.counters("qs"); err != nil || c.RX[0].Packets != 1 {
 		t.Errorf("qs: %+v %v", c, err)
 	}
-	if c, err := s.QueueCounters("none"); err != nil || c.TX[1].Bytes != 2 {
+	if c, err := s.counters("none"); err != nil || c.TX[1].Bytes != 2 {
 		t.Errorf("none: %+v %v", c, err)
 	}
-	if _, err := s.QueueCounters("gone"); err == nil || err.Error() != "no such device" {
+	if _, err := s.counters("gone"); err == nil || err.Error() != "no such device" {
 		t.Errorf("gone: %v, want ethtool's error", err)
 	}
 	if got := strings.Join(asked, " "); got != "netdev:qs netdev:none ethtool:none netdev:gone ethtool:gone" {

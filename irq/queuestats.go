@@ -8,62 +8,62 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// QueueCounter is one direction of one queue: packets and bytes since the
+// queueCounter is one direction of one queue: packets and bytes since the
 // driver started counting. HasPackets and HasBytes say which of the two the
 // driver exposes (sfc, for one, counts packets only).
-type QueueCounter struct {
+type queueCounter struct {
 	Packets, Bytes       uint64
 	HasPackets, HasBytes bool
 }
 
-// QueueCounters are a NIC's per-queue counters, by queue number. Both maps
+// queueCounters are a NIC's per-queue counters, by queue number. Both maps
 // are empty when the driver exposes no per-queue counters.
-type QueueCounters struct {
-	RX map[int]QueueCounter
-	TX map[int]QueueCounter
+type queueCounters struct {
+	RX map[int]queueCounter
+	TX map[int]queueCounter
 }
 
-// QueueStatser reads a NIC's per-queue counters by interface name.
-type QueueStatser interface {
-	QueueCounters(iface string) (QueueCounters, error)
+// queueStatser reads a NIC's per-queue counters by interface name.
+type queueStatser interface {
+	counters(iface string) (queueCounters, error)
 }
 
-// QueueStatsFunc adapts a function to QueueStatser.
-type QueueStatsFunc func(iface string) (QueueCounters, error)
+// queueStatsFunc adapts a function to queueStatser.
+type queueStatsFunc func(iface string) (queueCounters, error)
 
-// QueueCounters calls f(iface).
-func (f QueueStatsFunc) QueueCounters(iface string) (QueueCounters, error) { return f(iface) }
+func (f queueStatsFunc) counters(iface string) (queueCounters, error) { return f(iface) }
 
-// EthtoolQueueStats reads per-queue counters from the driver's ethtool
+// ethtoolQueueStats reads per-queue counters from the driver's ethtool
 // statistics (ETHTOOL_GSTATS, what `ethtool -S` prints) and keeps those
-// ParseQueueStats understands. e may be bound to another network namespace
-// (made by ethtool.NewEthtool while the thread was in it); a nil e opens a
-// socket per call in the caller's namespace. A driver without ethtool
-// statistics (EOPNOTSUPP) yields empty counters, not an error.
-func EthtoolQueueStats(e *ethtool.Ethtool) QueueStatser { return ethtoolQueueStats{e} }
+// parseQueueStats understands. It opens a socket per call in the network
+// namespace whose file is at netns ("": the caller's); e, when set (tests),
+// is used instead. A driver without ethtool statistics (EOPNOTSUPP) yields
+// empty counters, not an error.
+type ethtoolQueueStats struct {
+	netns string
+	e     *ethtool.Ethtool
+}
 
-type ethtoolQueueStats struct{ e *ethtool.Ethtool }
-
-func (s ethtoolQueueStats) QueueCounters(iface string) (QueueCounters, error) {
+func (s ethtoolQueueStats) counters(iface string) (queueCounters, error) {
 	e := s.e
 	if e == nil {
 		var err error
-		if e, err = ethtool.NewEthtool(); err != nil {
-			return QueueCounters{}, err
+		if e, err = ethtoolIn(s.netns); err != nil {
+			return queueCounters{}, err
 		}
 		defer e.Close()
 	}
 	m, err := e.Stats(iface)
 	if errors.Is(err, unix.EOPNOTSUPP) {
-		return ParseQueueStats(nil), nil
+		return parseQueueStats(nil), nil
 	}
 	if err != nil {
-		return QueueCounters{}, err
+		return queueCounters{}, err
 	}
-	return ParseQueueStats(m), nil
+	return parseQueueStats(m), nil
 }
 
-// ParseQueueStats picks the per-queue packet and byte counters out of a
+// parseQueueStats picks the per-queue packet and byte counters out of a
 // driver's ethtool statistics. It understands these names (N is the queue
 // number, DIR rx or tx):
 //
@@ -78,8 +78,8 @@ func (s ethtoolQueueStats) QueueCounters(iface string) (QueueCounters, error) {
 // rx_queue_N_xdp_packets, totals without a queue number) are ignored.
 // virtio_net since 6.10 and vmxnet3 expose no per-queue packet counters
 // this way (virtio_net reports them over netdev netlink qstats instead).
-func ParseQueueStats(stats map[string]uint64) QueueCounters {
-	out := QueueCounters{RX: map[int]QueueCounter{}, TX: map[int]QueueCounter{}}
+func parseQueueStats(stats map[string]uint64) queueCounters {
+	out := queueCounters{RX: map[int]queueCounter{}, TX: map[int]queueCounter{}}
 	for name, v := range stats {
 		q, ok := parseQueueStatName(name)
 		if !ok {
@@ -113,7 +113,7 @@ type queueStat struct {
 const maxQueueDigits = 5
 
 // parseQueueStatName recognises the per-queue packet and byte counter names
-// listed at ParseQueueStats.
+// listed at parseQueueStats.
 func parseQueueStatName(s string) (queueStat, bool) {
 	var q queueStat
 	var ok bool

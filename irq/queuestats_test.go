@@ -108,18 +108,18 @@ func FuzzParseQueueStatName(f *testing.F) {
 func TestParseQueueStatsDrivers(t *testing.T) {
 	// An igb-like NIC with two queues, the NIC-wide totals and other
 	// per-queue statistics mixed in.
-	igb := ParseQueueStats(map[string]uint64{
+	igb := parseQueueStats(map[string]uint64{
 		"rx_packets": 999, "tx_packets": 999,
 		"rx_queue_0_packets": 10, "rx_queue_0_bytes": 1000, "rx_queue_0_drops": 5,
 		"rx_queue_1_packets": 20, "rx_queue_1_bytes": 2000,
 		"tx_queue_0_packets": 30, "tx_queue_0_bytes": 3000, "tx_queue_0_restart": 1,
 	})
-	want := QueueCounter{Packets: 20, Bytes: 2000, HasPackets: true, HasBytes: true}
+	want := queueCounter{Packets: 20, Bytes: 2000, HasPackets: true, HasBytes: true}
 	if len(igb.RX) != 2 || igb.RX[1] != want || len(igb.TX) != 1 || igb.TX[0].Bytes != 3000 {
 		t.Errorf("igb: %+v", igb)
 	}
 	// bnxt_en counts unicast, multicast and broadcast apart: summed.
-	bnxt := ParseQueueStats(map[string]uint64{
+	bnxt := parseQueueStats(map[string]uint64{
 		"[0]: rx_ucast_packets": 100, "[0]: rx_mcast_packets": 2, "[0]: rx_bcast_packets": 1,
 		"[0]: rx_ucast_bytes": 1e5, "[0]: rx_mcast_bytes": 200, "[0]: rx_bcast_bytes": 64,
 		"[0]: rx_discards": 7,
@@ -128,7 +128,7 @@ func TestParseQueueStatsDrivers(t *testing.T) {
 		t.Errorf("bnxt: %+v", bnxt)
 	}
 	// sfc counts packets only: bytes are absent, not 0.
-	sfc := ParseQueueStats(map[string]uint64{"rx-0.rx_packets": 5, "tx-0.tx_packets": 6})
+	sfc := parseQueueStats(map[string]uint64{"rx-0.rx_packets": 5, "tx-0.tx_packets": 6})
 	if c := sfc.RX[0]; !c.HasPackets || c.HasBytes || c.Packets != 5 {
 		t.Errorf("sfc: %+v", sfc)
 	}
@@ -158,7 +158,7 @@ func TestParseQueueStatsVirtio618(t *testing.T) {
 	if len(m) < 10 || m["rx0_kicks"] == 0 {
 		t.Fatalf("fixture: %v", m)
 	}
-	if c := ParseQueueStats(m); len(c.RX)+len(c.TX) != 0 {
+	if c := parseQueueStats(m); len(c.RX)+len(c.TX) != 0 {
 		t.Errorf("found per-queue counters in virtio_net 6.18 statistics: %+v", c)
 	}
 }
@@ -174,10 +174,10 @@ func TestSamplerQueueRatesAcrossReset(t *testing.T) {
 	}
 	h.write(t, root)
 	now := time.Unix(1000, 0)
-	var cur QueueCounters
+	var cur queueCounters
 	var curErr error
 	reads := 0
-	fake := QueueStatsFunc(func(iface string) (QueueCounters, error) {
+	fake := queueStatsFunc(func(iface string) (queueCounters, error) {
 		if iface != "eth0" {
 			t.Errorf("queue counters of %q", iface)
 		}
@@ -185,16 +185,16 @@ func TestSamplerQueueRatesAcrossReset(t *testing.T) {
 		return cur, curErr
 	})
 	set := func(rxPkts, rxBytes, txPkts uint64) {
-		cur = QueueCounters{
-			RX: map[int]QueueCounter{0: {Packets: rxPkts, Bytes: rxBytes, HasPackets: true, HasBytes: true}},
+		cur = queueCounters{
+			RX: map[int]queueCounter{0: {Packets: rxPkts, Bytes: rxBytes, HasPackets: true, HasBytes: true}},
 			// tx of queue 0 has a counter, but vector 38 is virtio2-input.0, rx only.
-			TX: map[int]QueueCounter{0: {Packets: txPkts, HasPackets: true}},
+			TX: map[int]queueCounter{0: {Packets: txPkts, HasPackets: true}},
 		}
 	}
 	set(1000, 1_500_000, 7)
 	nic := nicinfo.NIC{Name: "eth0", Bus: nicinfo.BusPCI, PCI: &nicinfo.PCIFunction{Address: "0000:00:03.0", IRQs: []int{38}}}
 	s, err := NewSampler(context.Background(), []nicinfo.NIC{nic}, WithRoot(root), WithInterval(time.Millisecond),
-		withClock(func() time.Time { return now }), WithQueueStats(fake))
+		withClock(func() time.Time { return now }), withQueueStats(fake))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +230,7 @@ func TestSamplerQueueRatesAcrossReset(t *testing.T) {
 		t.Errorf("after reset: rx %v pkt/s %v B/s", ptrStr(q.RXPacketsPerS), ptrStr(q.RXBytesPerS))
 	}
 	// The driver no longer has queue 0: no rate, not 0.
-	cur = QueueCounters{}
+	cur = queueCounters{}
 	if q = next(); q.HasTraffic() {
 		t.Errorf("queue without counters: %+v", q)
 	}
@@ -262,8 +262,8 @@ func TestSamplerQueueStatsOffUnderRoot(t *testing.T) {
 	if o := newOptions(nil); o.queueStats == nil {
 		t.Error("no queue stats on the live host")
 	}
-	if o := newOptions([]Option{WithQueueStats(nil)}); o.queueStats != nil {
-		t.Error("WithQueueStats(nil) did not turn them off")
+	if o := newOptions([]Option{withQueueStats(nil)}); o.queueStats != nil {
+		t.Error("withQueueStats(nil) did not turn them off")
 	}
 }
 
@@ -281,8 +281,8 @@ func TestKernelEthtoolQueueStatsEth0(t *testing.T) {
 	if _, err := os.Stat("/sys/class/net/eth0"); err != nil {
 		t.Skip("no eth0")
 	}
-	src := EthtoolQueueStats(nil)
-	a, err := src.QueueCounters("eth0")
+	src := ethtoolQueueStats{}
+	a, err := src.counters("eth0")
 	if err != nil {
 		t.Fatalf("eth0: %v", err)
 	}
@@ -303,7 +303,7 @@ func TestKernelEthtoolQueueStatsEth0(t *testing.T) {
 	if okRX && !rx0.HasPackets && !rx0.HasBytes || okTX && !tx0.HasPackets && !tx0.HasBytes {
 		t.Fatalf("queue 0 counters are empty: rx %+v tx %+v", rx0, tx0)
 	}
-	b, err := src.QueueCounters("eth0")
+	b, err := src.counters("eth0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,15 +332,19 @@ func TestKernelEthtoolQueueStatsVethNetns(t *testing.T) {
 	if _, ok := raw["rx_queue_0_xdp_packets"]; !ok {
 		t.Logf("veth statistics changed: %v", raw)
 	}
-	c, err := EthtoolQueueStats(e).QueueCounters("ndq0")
+	c, err := ethtoolQueueStats{e: e}.counters("ndq0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(c.RX)+len(c.TX) != 0 {
 		t.Errorf("veth per-queue counters: %+v (from %v)", c, raw)
 	}
+	// A source naming the namespace opens its own socket there.
+	if c, err := (ethtoolQueueStats{netns: nsPath(ns)}).counters("ndq0"); err != nil || len(c.RX)+len(c.TX) != 0 {
+		t.Errorf("veth through its namespace's path: %+v, %v", c, err)
+	}
 	// The caller's namespace has no ndq0.
-	if _, err := EthtoolQueueStats(nil).QueueCounters("ndq0"); err == nil {
+	if _, err := (ethtoolQueueStats{}).counters("ndq0"); err == nil {
 		t.Error("a handle in the caller's namespace found ndq0")
 	}
 }

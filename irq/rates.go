@@ -17,9 +17,23 @@ func (s *Sampler) rates(a, b *reading) Sample {
 		out.IntervalS = 0
 		dt = math.Inf(1)
 	}
-	acol, bcol := colIndex(a.ints.CPUs), colIndex(b.ints.CPUs)
+	var nicIRQs map[int]float64
+	out.NICs, nicIRQs = s.nicRates(a, b, dt)
+	// CPUs online at both readings; one that came online in between has no
+	// rate yet.
+	for _, cpu := range sortedKeys(b.stat) {
+		if _, ok := a.stat[cpu]; ok {
+			out.CPUs = append(out.CPUs, cpuRate(a, b, cpu, dt, nicIRQs[cpu]))
+		}
+	}
+	return out
+}
 
-	// Interrupts of every NIC vector, per CPU.
+// nicRates returns each sampled NIC's traffic and interrupts between
+// readings a and b, and the interrupts of all their vectors per CPU.
+func (s *Sampler) nicRates(a, b *reading, dt float64) ([]NICRate, map[int]float64) {
+	acol, bcol := colIndex(a.ints.CPUs), colIndex(b.ints.CPUs)
+	var out []NICRate
 	nicIRQs := map[int]float64{}
 	for _, nq := range s.queues {
 		nr := NICRate{Name: nq.NIC}
@@ -50,61 +64,57 @@ func (s *Sampler) rates(a, b *reading) Sample {
 			nr.TXBytesPerS = float64(delta64(pc.TXBytes, cc.TXBytes)) / dt
 			nr.RXDroppedPerS = float64(delta64(pc.RXDropped, cc.RXDropped)) / dt
 		}
-		out.NICs = append(out.NICs, nr)
+		out = append(out, nr)
 	}
+	return out, nicIRQs
+}
 
-	// CPUs online at both readings; one that came online in between has no
-	// rate yet.
-	for _, cpu := range sortedKeys(b.stat) {
-		pt, ok := a.stat[cpu]
-		if !ok {
-			continue
+// cpuRate returns the load of cpu, online at both readings, between a and
+// b; nicIRQs is the rate of the sampled NICs' interrupts it took.
+func cpuRate(a, b *reading, cpu int, dt, nicIRQs float64) CPURate {
+	pt, ct := a.stat[cpu], b.stat[cpu]
+	r := CPURate{CPU: cpu}
+	if tot := ct.total - pt.total; tot > 0 {
+		pct := func(x, y float64) float64 { return clampPct((y - x) / tot * 100) }
+		r.SoftIRQPct = pct(pt.softirq, ct.softirq)
+		if b.accounted {
+			v := pct(pt.irq, ct.irq)
+			r.IRQPct = &v
 		}
-		ct := b.stat[cpu]
-		r := CPURate{CPU: cpu}
-		if tot := ct.total - pt.total; tot > 0 {
-			pct := func(x, y float64) float64 { return clampPct((y - x) / tot * 100) }
-			r.SoftIRQPct = pct(pt.softirq, ct.softirq)
-			if b.accounted {
-				v := pct(pt.irq, ct.irq)
-				r.IRQPct = &v
-			}
-			r.BusyPct = clampPct(100 - pct(pt.idle, ct.idle) - pct(pt.iowait, ct.iowait) - pct(pt.steal, ct.steal))
-		} else if b.accounted {
-			r.IRQPct = new(float64)
-		}
-		if v, ok := b.net.rx[cpu]; ok {
-			if p, ok := a.net.rx[cpu]; ok {
-				r.NetRXPerS = float64(delta32(p, v)) / dt
-			}
-		}
-		if v, ok := b.net.tx[cpu]; ok {
-			if p, ok := a.net.tx[cpu]; ok {
-				r.NetTXPerS = float64(delta32(p, v)) / dt
-			}
-		}
-		r.NICIRQsPerS = nicIRQs[cpu]
-		if v, ok := b.softnet[cpu]; ok {
-			if p, ok := a.softnet[cpu]; ok {
-				r.SoftnetProcessedPerS = float64(deltaU32(p.processed, v.processed)) / dt
-				r.SoftnetDroppedPerS = float64(deltaU32(p.dropped, v.dropped)) / dt
-				r.SoftnetSqueezedPerS = float64(deltaU32(p.squeezed, v.squeezed)) / dt
-			}
-		}
-		out.CPUs = append(out.CPUs, r)
+		r.BusyPct = clampPct(100 - pct(pt.idle, ct.idle) - pct(pt.iowait, ct.iowait) - pct(pt.steal, ct.steal))
+	} else if b.accounted {
+		r.IRQPct = new(float64)
 	}
-	return out
+	if v, ok := b.net.rx[cpu]; ok {
+		if p, ok := a.net.rx[cpu]; ok {
+			r.NetRXPerS = float64(delta32(p, v)) / dt
+		}
+	}
+	if v, ok := b.net.tx[cpu]; ok {
+		if p, ok := a.net.tx[cpu]; ok {
+			r.NetTXPerS = float64(delta32(p, v)) / dt
+		}
+	}
+	r.NICIRQsPerS = nicIRQs
+	if v, ok := b.softnet[cpu]; ok {
+		if p, ok := a.softnet[cpu]; ok {
+			r.SoftnetProcessedPerS = float64(deltaU32(p.processed, v.processed)) / dt
+			r.SoftnetDroppedPerS = float64(deltaU32(p.dropped, v.dropped)) / dt
+			r.SoftnetSqueezedPerS = float64(deltaU32(p.squeezed, v.squeezed)) / dt
+		}
+	}
+	return r
 }
 
 // queueTraffic fills q's per-queue packet and byte rates from the NIC's
 // per-queue counters at readings a and b. A counter must be in both; one
 // that went down was reset (driver reloaded, channels changed) and counts
 // from 0.
-func queueTraffic(q *QueueRate, a, b QueueCounters, dt float64) {
+func queueTraffic(q *QueueRate, a, b queueCounters, dt float64) {
 	if q.Index < 0 {
 		return
 	}
-	rate := func(am, bm map[int]QueueCounter) (pkts, bytes *float64) {
+	rate := func(am, bm map[int]queueCounter) (pkts, bytes *float64) {
 		pc, ok := am[q.Index]
 		if !ok {
 			return nil, nil

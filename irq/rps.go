@@ -54,7 +54,7 @@ func readSteering(r fsroot.Root, iface string) (Steering, error) {
 		if err != nil {
 			continue
 		}
-		cpus, err := ParseCPUMask(v)
+		cpus, err := parseCPUMask(v)
 		if err != nil {
 			return s, &ParseError{File: dir + q + "/" + file, Err: err}
 		}

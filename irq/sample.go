@@ -75,12 +75,14 @@ type QueueRate struct {
 	// EffectiveCPUs is where the kernel routes it (see MapQueues).
 	EffectiveCPUs []int `json:"effective_cpus,omitempty"`
 	// RXPacketsPerS, RXBytesPerS, TXPacketsPerS and TXBytesPerS are the
-	// traffic of the queue numbered Index, from the driver's per-queue
-	// counters (see NetdevQueueStats and ParseQueueStats for the drivers
-	// that have them): rx for rx and txrx vectors, tx for tx and txrx
-	// vectors. Each is nil (omitted in JSON) when the driver has no such counter for the queue, when the
-	// vector has no queue number, and in the first interval a counter is
-	// seen.
+	// traffic of the queue numbered Index, from per-queue counters: the
+	// kernel's netdev queue statistics (Linux 6.8+: virtio_net since 6.10,
+	// mlx5, bnxt_en, gve, ice, ...) or else the driver's ethtool
+	// statistics (igb, igc, ixgbe, i40e, iavf, ice, mlx4/mlx5, ena,
+	// bnxt_en, hv_netvsc, sfc; see WithNetns): rx for rx and txrx vectors,
+	// tx for tx and txrx vectors. Each is nil (omitted in JSON) when the
+	// driver has no such counter for the queue, when the vector has no
+	// queue number, and in the first interval a counter is seen.
 	RXPacketsPerS *float64 `json:"rx_packets_per_s,omitempty"`
 	RXBytesPerS   *float64 `json:"rx_bytes_per_s,omitempty"`
 	TXPacketsPerS *float64 `json:"tx_packets_per_s,omitempty"`

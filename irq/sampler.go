@@ -34,9 +34,9 @@ type reading struct {
 	accounted bool
 	net       netSoftirqs
 	softnet   map[int]softnet
-	links     map[string]LinkCounters
+	links     map[string]linkCounters
 	linkErr   map[string]error
-	queues    map[string]QueueCounters
+	queues    map[string]queueCounters
 	queueErr  map[string]error
 	missing   []string
 }
@@ -134,11 +134,11 @@ func (s *Sampler) read(r *reading) error {
 	if r.softnet, err = readSoftnet(s.proc, sortedKeys(r.stat)); err != nil {
 		r.missing = append(r.missing, "/proc/net/softnet_stat: "+err.Error())
 	}
-	r.links, r.linkErr = perNIC(s.nics, s.o.stats.LinkCounters)
+	r.links, r.linkErr = perNIC(s.nics, s.o.stats.counters)
 	if s.o.queueStats != nil {
-		r.queues, r.queueErr = perNIC(s.nics, s.o.queueStats.QueueCounters)
+		r.queues, r.queueErr = perNIC(s.nics, s.o.queueStats.counters)
 	} else {
-		r.queues, r.queueErr = map[string]QueueCounters{}, map[string]error{}
+		r.queues, r.queueErr = map[string]queueCounters{}, map[string]error{}
 	}
 	return nil
 }

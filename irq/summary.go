@@ -15,25 +15,25 @@ import (
 // 1min_netdev_budget_ran_outs alarm, which fires on any sustained time
 // squeeze, is the standing example of an alarm people learn to ignore).
 const (
-	// HotCorePct: a core whose irq+softirq time averages at least this over
+	// hotCorePct: a core whose irq+softirq time averages at least this over
 	// the window is saturated by packet work (error).
-	HotCorePct = 90.0
-	// HotCoreBusyPct and HotCoreMinPacketPct: a core at least this busy, at
-	// least HotCoreMinPacketPct of it in irq+softirq, is bound by packet work
+	hotCorePct = 90.0
+	// hotCoreBusyPct and hotCoreMinPacketPct: a core at least this busy, at
+	// least hotCoreMinPacketPct of it in irq+softirq, is bound by packet work
 	// plus the thread it feeds (warn).
-	HotCoreBusyPct      = 90.0
-	HotCoreMinPacketPct = 50.0
-	// HotCoreOthersPct: the mean busy time of the other cores must be under
+	hotCoreBusyPct      = 90.0
+	hotCoreMinPacketPct = 50.0
+	// hotCoreOthersPct: the mean busy time of the other cores must be under
 	// this; otherwise the host is simply busy, not single-core bound.
-	HotCoreOthersPct = 50.0
-	// SqueezeMinPerS and SqueezeMinRatio: time squeezes (net_rx_action ran
+	hotCoreOthersPct = 50.0
+	// squeezeMinPerS and squeezeMinRatio: time squeezes (net_rx_action ran
 	// out of its budget of netdev_budget packets or netdev_budget_usecs with
-	// work left) count only when at least SqueezeMinPerS per second and at
-	// least SqueezeMinRatio of the packets processed: with the default budget
+	// work left) count only when at least squeezeMinPerS per second and at
+	// least squeezeMinRatio of the packets processed: with the default budget
 	// of 300 packets, 1 squeeze per 1000 packets means about a third of the
 	// polls ran out. A squeeze alone drops nothing.
-	SqueezeMinPerS  = 10.0
-	SqueezeMinRatio = 0.001
+	squeezeMinPerS  = 10.0
+	squeezeMinRatio = 0.001
 )
 
 // Summary is the verdict over a window of samples.
@@ -50,9 +50,12 @@ type Summary struct {
 	Findings []finding.Finding `json:"findings"`
 }
 
-// Summarize averages samples and returns the window verdicts: irq.hot_core,
-// softnet.drops and softnet.squeeze. A condition must hold in at least half
-// of the samples, not only on average, to be reported.
+// Summarize averages samples and returns the window verdicts: irq.hot_core
+// (a core at 90% or more irq+softirq, or 90% busy with half of it
+// irq+softirq, while the others average under 50% busy), softnet.drops and
+// softnet.squeeze (at least 10 squeezes/s and one per 1000 packets). A
+// condition must hold in at least half of the samples, not only on
+// average, to be reported.
 func Summarize(samples []Sample) Summary {
 	var s Summary
 	if len(samples) == 0 {
@@ -224,17 +227,17 @@ func hotCores(samples []Sample, s Summary) []finding.Finding {
 		pkt := c.PacketPct()
 		sev := finding.Info
 		switch {
-		case pkt >= HotCorePct:
+		case pkt >= hotCorePct:
 			sev = finding.Error
-		case c.BusyPct >= HotCoreBusyPct && pkt >= HotCoreMinPacketPct:
+		case c.BusyPct >= hotCoreBusyPct && pkt >= hotCoreMinPacketPct:
 			sev = finding.Warn
 		default:
 			continue
 		}
-		if others >= HotCoreOthersPct || !mostSamples(samples, func(x Sample) bool {
+		if others >= hotCoreOthersPct || !mostSamples(samples, func(x Sample) bool {
 			for _, r := range x.CPUs {
 				if r.CPU == c.CPU {
-					return r.BusyPct >= HotCoreBusyPct && r.PacketPct() >= HotCoreMinPacketPct
+					return r.BusyPct >= hotCoreBusyPct && r.PacketPct() >= hotCoreMinPacketPct
 				}
 			}
 			return false
@@ -337,10 +340,10 @@ func softnetFindings(samples []Sample, s Summary) []finding.Finding {
 		}
 		squeezed := func(x Sample) bool {
 			r, ok := at(x)
-			return ok && r.SoftnetSqueezedPerS >= SqueezeMinPerS &&
-				r.SoftnetProcessedPerS > 0 && r.SoftnetSqueezedPerS/r.SoftnetProcessedPerS >= SqueezeMinRatio
+			return ok && r.SoftnetSqueezedPerS >= squeezeMinPerS &&
+				r.SoftnetProcessedPerS > 0 && r.SoftnetSqueezedPerS/r.SoftnetProcessedPerS >= squeezeMinRatio
 		}
-		if c.SoftnetSqueezedPerS >= SqueezeMinPerS && ratio >= SqueezeMinRatio && mostSamples(samples, squeezed) {
+		if c.SoftnetSqueezedPerS >= squeezeMinPerS && ratio >= squeezeMinRatio && mostSamples(samples, squeezed) {
 			out = append(out, finding.Finding{
 				Code: finding.SoftnetSqueeze, Severity: finding.Warn, Subject: "cpu" + strconv.Itoa(cpu),
 				Summary: fmt.Sprintf("CPU %d ran out of its softirq budget %.0f times/s (%.2f per 1000 packets): receive processing cannot keep up on this core",

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nicdiag/nicdiag/monitor"
 )
 
 // chromiumPath is Debian's chromium; the browser tests skip without it.
@@ -58,7 +60,7 @@ func chromium(t *testing.T, url string, extra ...string) (stdout, stderr string)
 // resource that failed to load, a blocked network request.
 var pageErrors = regexp.MustCompile(`(?m)^.*(CONSOLE|Failed to load resource|Uncaught|net::ERR_|Refused to|Not allowed to load).*$`)
 
-func renderFile(t *testing.T, name string, rec *Record) string {
+func renderFile(t *testing.T, name string, rec *monitor.Record) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), name)
 	if err := WriteFile(p, rec); err != nil {
@@ -112,7 +114,7 @@ func isCool(c stdcolor.Color) bool {
 // and no failed resource, and the DOM holds every chart and the verdict.
 func TestBrowserLoads(t *testing.T) {
 	needChromium(t)
-	rec, err := ReadFile(synthFile)
+	rec, err := monitor.ReadRecordFile(synthFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +149,7 @@ func TestBrowserLoads(t *testing.T) {
 // the record put it.
 func TestBrowserHeatmapHotCore(t *testing.T) {
 	needChromium(t)
-	rec, err := ReadFile(synthFile)
+	rec, err := monitor.ReadRecordFile(synthFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +210,7 @@ func TestBrowserHeatmapHotCore(t *testing.T) {
 // second is dark red, every other CPU's cell pale.
 func TestBrowserSVGCells(t *testing.T) {
 	needChromium(t)
-	rec, err := ReadFile(synthFile)
+	rec, err := monitor.ReadRecordFile(synthFile)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,10 +9,9 @@
 // styles are inline, the charts are hand-written SVG, text uses the
 // reader's own sans-serif font.
 //
-// Output is a pure function of the Record: the same record renders to the
-// same bytes (no clock, no map order, fixed number formats).
-//
-// Read decodes a record and meets damage with a clear error, or, for a
-// record cut short mid-line (monitor killed mid-write), with the complete
-// samples before the cut and a note saying so. The package never prints.
+// Output is a pure function of the monitor.Record: the same record renders
+// to the same bytes (no clock, no map order, fixed number formats). Records
+// are read with monitor.ReadRecordFile (which meets a record cut short
+// mid-line with the complete samples before the cut and a note), or made
+// from a finished run with monitor.Result.Record. The package never prints.
 package report

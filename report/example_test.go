@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/nicdiag/nicdiag/monitor"
 	"github.com/nicdiag/nicdiag/report"
 )
 
@@ -17,7 +18,7 @@ func Example() {
 {"type":"sample","schema":"nicdiag/v1","time":"2024-05-14T10:00:01Z","interval_s":1,"irq_time_accounted":true,"cpus":[{"cpu":0,"irq_pct":1,"softirq_pct":2,"busy_pct":9},{"cpu":1,"irq_pct":3,"softirq_pct":95,"busy_pct":99}],"nics":[]}
 {"type":"sample","schema":"nicdiag/v1","time":"2024-05-14T10:00:02Z","interval_s":1,"irq_time_accounted":true,"cpus":[{"cpu":0,"irq_pct":1,"softirq_pct":2,"busy_pct":8},{"cpu":1,"irq_pct":3,"softirq_pct":96,"busy_pct":100}],"nics":[]}
 `
-	rec, err := report.Read(strings.NewReader(record))
+	rec, err := monitor.ReadRecord(strings.NewReader(record))
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -6,12 +6,15 @@ import (
 	"io"
 	"os"
 	"testing"
+
+	"github.com/nicdiag/nicdiag/monitor"
 )
 
-// FuzzRead: any input either fails with an error or yields a record with
-// at least one sample and a summary, which renders in both formats.
-// go test ./report -run '^$' -fuzz FuzzRead -fuzztime 20s
-func FuzzRead(f *testing.F) {
+// FuzzRender: any input either fails to read (monitor.ReadRecord, itself
+// fuzzed by monitor's FuzzReadRecord) or yields a record with at least one
+// sample and a summary, which renders in both formats.
+// go test ./report -run '^$' -fuzz FuzzRender -fuzztime 20s
+func FuzzRender(f *testing.F) {
 	b, err := os.ReadFile(synthFile)
 	if err != nil {
 		f.Fatal(err)
@@ -26,7 +29,7 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte(`{"sample":{"interval_s":0.5,"cpus":[{"cpu":0}]}}` + "\n" + `{"summary":{"findings":[{"code":"a","severity":"warn","evidence":{"k":"<b>"}}]}}`))
 	f.Add([]byte(`{"interval_s":2}` + "\n" + `{"type":"start","command":["a"]}` + "\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		rec, err := Read(bytes.NewReader(in))
+		rec, err := monitor.ReadRecord(bytes.NewReader(in))
 		if err != nil {
 			if rec != nil {
 				t.Fatal("a record and an error")
@@ -40,7 +43,7 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("no error, but %d samples, summary %v", len(rec.Samples), rec.Summary)
 		}
 		for _, f := range []Format{HTML, SVG} {
-			if err := Render(io.Discard, rec, f); err != nil && !errors.Is(err, ErrEmpty) {
+			if err := Render(io.Discard, rec, f); err != nil && !errors.Is(err, monitor.ErrEmpty) {
 				t.Fatalf("render %v: %v", f, err)
 			}
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/irq"
+	"github.com/nicdiag/nicdiag/monitor"
 )
 
 // Format is what Render writes.
@@ -70,7 +71,7 @@ func FormatFor(path string) (Format, error) {
 // WriteFile renders rec to path in the format its extension names (see
 // FormatFor). It writes a temporary file beside path and renames it into
 // place, so a reader never sees half a report.
-func WriteFile(path string, rec *Record) error {
+func WriteFile(path string, rec *monitor.Record) error {
 	f, err := FormatFor(path)
 	if err != nil {
 		return err
@@ -104,10 +105,10 @@ func WriteFile(path string, rec *Record) error {
 }
 
 // Render writes rec as f. The output depends on rec alone. It returns an
-// error wrapping ErrEmpty when rec has no sample.
-func Render(w io.Writer, rec *Record, f Format) error {
+// error wrapping monitor.ErrEmpty when rec has no sample.
+func Render(w io.Writer, rec *monitor.Record, f Format) error {
 	if rec == nil || len(rec.Samples) == 0 {
-		return ErrEmpty
+		return monitor.ErrEmpty
 	}
 	v := newView(rec.Samples)
 	cs := charts(v)
@@ -175,7 +176,7 @@ type pageChart struct {
 	Inline template.HTML
 }
 
-func newPage(rec *Record, v *view, cs []chart) *page {
+func newPage(rec *monitor.Record, v *view, cs []chart) *page {
 	p := &page{Title: "nicdiag report", Source: rec.Source, Notes: rec.Notes}
 	if rec.Source != "" {
 		p.Title += ": " + rec.Source
@@ -186,6 +187,29 @@ func newPage(rec *Record, v *view, cs []chart) *page {
 		sum = &s
 		p.Computed = true
 	}
+	p.Facts = pageFacts(rec, v, p.Computed)
+	for _, f := range sum.Findings {
+		p.Findings = append(p.Findings, newPageFinding(f))
+	}
+	for _, c := range cs {
+		p.Charts = append(p.Charts, pageChart{chart: c, Inline: template.HTML(c.SVG)})
+	}
+	p.CPUHead = []string{"CPU", "irq", "softirq", "busy", "NET_RX/s", "NET_TX/s", "NIC IRQs/s", "softnet processed/s", "dropped/s", "squeezed/s"}
+	for _, c := range sum.CPUs {
+		irqPct := "n/a"
+		if c.IRQPct != nil {
+			irqPct = pct(*c.IRQPct)
+		}
+		p.CPURows = append(p.CPURows, []string{strconv.Itoa(c.CPU), irqPct, pct(c.SoftIRQPct), pct(c.BusyPct),
+			si(c.NetRXPerS), si(c.NetTXPerS), si(c.NICIRQsPerS), si(c.SoftnetProcessedPerS), si(c.SoftnetDroppedPerS), si(c.SoftnetSqueezedPerS)})
+	}
+	return p
+}
+
+// pageFacts are the page's table of the run: when, how long, what was
+// sampled, the command and what could not be read. computed says the
+// verdicts were computed here, the record having no summary.
+func pageFacts(rec *monitor.Record, v *view, computed bool) [][2]string {
 	first, last := rec.Samples[0], rec.Samples[len(rec.Samples)-1]
 	start := first.Time.Add(-time.Duration(first.IntervalS * float64(time.Second)))
 	var nics []string
@@ -207,7 +231,7 @@ func newPage(rec *Record, v *view, cs []chart) *page {
 		}
 	}
 	interval := v.total / float64(len(rec.Samples))
-	p.Facts = [][2]string{
+	facts := [][2]string{
 		{"started", start.Format(time.RFC3339)},
 		{"ended", last.Time.Format(time.RFC3339)},
 		{"covered", strconv.FormatFloat(round(v.total, 1), 'f', -1, 64) + " s in " + strconv.Itoa(len(rec.Samples)) + " samples (" + strconv.FormatFloat(round(interval, 3), 'f', -1, 64) + " s each on average)"},
@@ -222,52 +246,42 @@ func newPage(rec *Record, v *view, cs []chart) *page {
 			how = "failed: " + rec.Run.CommandError
 		case rec.Run.ExitCode != nil:
 			how = "exit code " + strconv.Itoa(*rec.Run.ExitCode)
-		case rec.Summary == nil || p.Computed:
+		case rec.Summary == nil || computed:
 			how = "outcome not recorded"
 		}
-		p.Facts = append(p.Facts, [2]string{"command", strings.Join(rec.Run.Command, " ") + " (" + how + ")"})
+		facts = append(facts, [2]string{"command", strings.Join(rec.Run.Command, " ") + " (" + how + ")"})
 	}
 	if rec.Run.Interrupted {
-		p.Facts = append(p.Facts, [2]string{"interrupted", "sampling was ended by Ctrl-C; the verdicts cover what was sampled"})
+		facts = append(facts, [2]string{"interrupted", "sampling was ended by Ctrl-C; the verdicts cover what was sampled"})
 	}
 	if len(miss) > 0 {
 		slices.Sort(miss)
-		p.Facts = append(p.Facts, [2]string{"could not read", strings.Join(miss, "; ")})
+		facts = append(facts, [2]string{"could not read", strings.Join(miss, "; ")})
 	}
-	for _, f := range sum.Findings {
-		pf := pageFinding{Finding: f, Sev: f.Severity.String()}
-		keys := make([]string, 0, len(f.Evidence))
-		for k := range f.Evidence {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			pf.Evidence = append(pf.Evidence, [2]string{k, f.Evidence[k]})
-		}
-		if f.CapacityMbps != nil {
-			pf.Numbers = append(pf.Numbers, [2]string{"capacity", strconv.FormatFloat(*f.CapacityMbps, 'f', -1, 64) + " Mbit/s"})
-		}
-		if f.DemandMbps != nil {
-			pf.Numbers = append(pf.Numbers, [2]string{"demand", strconv.FormatFloat(*f.DemandMbps, 'f', -1, 64) + " Mbit/s"})
-		}
-		if f.Direction != "" {
-			pf.Numbers = append(pf.Numbers, [2]string{"direction", f.Direction})
-		}
-		p.Findings = append(p.Findings, pf)
+	return facts
+}
+
+// newPageFinding lays out a finding's evidence (sorted by key) and numbers.
+func newPageFinding(f finding.Finding) pageFinding {
+	pf := pageFinding{Finding: f, Sev: f.Severity.String()}
+	keys := make([]string, 0, len(f.Evidence))
+	for k := range f.Evidence {
+		keys = append(keys, k)
 	}
-	for _, c := range cs {
-		p.Charts = append(p.Charts, pageChart{chart: c, Inline: template.HTML(c.SVG)})
+	slices.Sort(keys)
+	for _, k := range keys {
+		pf.Evidence = append(pf.Evidence, [2]string{k, f.Evidence[k]})
 	}
-	p.CPUHead = []string{"CPU", "irq", "softirq", "busy", "NET_RX/s", "NET_TX/s", "NIC IRQs/s", "softnet processed/s", "dropped/s", "squeezed/s"}
-	for _, c := range sum.CPUs {
-		irqPct := "n/a"
-		if c.IRQPct != nil {
-			irqPct = pct(*c.IRQPct)
-		}
-		p.CPURows = append(p.CPURows, []string{strconv.Itoa(c.CPU), irqPct, pct(c.SoftIRQPct), pct(c.BusyPct),
-			si(c.NetRXPerS), si(c.NetTXPerS), si(c.NICIRQsPerS), si(c.SoftnetProcessedPerS), si(c.SoftnetDroppedPerS), si(c.SoftnetSqueezedPerS)})
+	if f.CapacityMbps != nil {
+		pf.Numbers = append(pf.Numbers, [2]string{"capacity", strconv.FormatFloat(*f.CapacityMbps, 'f', -1, 64) + " Mbit/s"})
 	}
-	return p
+	if f.DemandMbps != nil {
+		pf.Numbers = append(pf.Numbers, [2]string{"demand", strconv.FormatFloat(*f.DemandMbps, 'f', -1, 64) + " Mbit/s"})
+	}
+	if f.Direction != "" {
+		pf.Numbers = append(pf.Numbers, [2]string{"direction", f.Direction})
+	}
+	return pf
 }
 
 func round(v float64, places int) float64 {

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/nicdiag/nicdiag/irq"
+	"github.com/nicdiag/nicdiag/monitor"
 )
 
 // golden compares got with testdata/golden/name; -update rewrites it.
@@ -42,7 +43,7 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 }
 
-func render(t *testing.T, rec *Record, f Format) []byte {
+func render(t *testing.T, rec *monitor.Record, f Format) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	if err := Render(&b, rec, f); err != nil {
@@ -51,7 +52,7 @@ func render(t *testing.T, rec *Record, f Format) []byte {
 	return b.Bytes()
 }
 
-func truncatedRecord(t *testing.T) *Record {
+func truncatedRecord(t *testing.T) *monitor.Record {
 	t.Helper()
 	b := readSynthetic(t)
 	// Cut in the middle of the 21st sample line (line 22).
@@ -65,7 +66,7 @@ func truncatedRecord(t *testing.T) *Record {
 			}
 		}
 	}
-	rec, err := Read(bytes.NewReader(b))
+	rec, err := monitor.ReadRecord(bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func truncatedRecord(t *testing.T) *Record {
 }
 
 func TestGolden(t *testing.T) {
-	rec, err := ReadFile(synthFile)
+	rec, err := monitor.ReadRecordFile(synthFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +90,7 @@ func TestDeterministic(t *testing.T) {
 	for _, f := range []Format{HTML, SVG} {
 		var first []byte
 		for range 5 {
-			rec, err := ReadFile(synthFile)
+			rec, err := monitor.ReadRecordFile(synthFile)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -115,7 +116,7 @@ func TestTruncatedPage(t *testing.T) {
 
 // TestSelfContained: the page fetches nothing and runs nothing.
 func TestSelfContained(t *testing.T) {
-	rec, err := ReadFile(synthFile)
+	rec, err := monitor.ReadRecordFile(synthFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +136,7 @@ func TestSelfContained(t *testing.T) {
 
 // TestSVGWellFormed: the SVG output is one well-formed XML document.
 func TestSVGWellFormed(t *testing.T) {
-	rec, err := ReadFile(synthFile)
+	rec, err := monitor.ReadRecordFile(synthFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +185,7 @@ func loadCells(t *testing.T, svg string) map[int][]string {
 // TestHeatmapCells: the load heatmap's CPU 2 row is the palette's hot end
 // once the run is at full load; the other rows its cool end.
 func TestHeatmapCells(t *testing.T) {
-	rec, err := ReadFile(synthFile)
+	rec, err := monitor.ReadRecordFile(synthFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,14 +220,14 @@ func TestLongRunBuckets(t *testing.T) {
 		samples = append(samples, base...)
 	}
 	samples = samples[:1500]
-	page := string(render(t, &Record{Samples: samples}, SVG))
+	page := string(render(t, &monitor.Record{Samples: samples}, SVG))
 	cells := loadCells(t, page)
 	for y, row := range cells {
 		if len(row) != 500 {
 			t.Errorf("row y=%d has %d cells, want 500 (3 samples each)", y, len(row))
 		}
 	}
-	if !strings.Contains(string(render(t, &Record{Samples: samples}, HTML)), "Each column averages 3 consecutive samples") {
+	if !strings.Contains(string(render(t, &monitor.Record{Samples: samples}, HTML)), "Each column averages 3 consecutive samples") {
 		t.Error("the page does not say columns are averaged")
 	}
 }
@@ -247,7 +248,7 @@ func TestRenderEdgeCases(t *testing.T) {
 	s[2].CPUs[0].SoftIRQPct = math.MaxFloat64
 	s[3].CPUs[1].NetRXPerS = -5
 	s[4].Missing = []string{"/proc/softirqs: gone"}
-	page := string(render(t, &Record{Samples: s}, HTML))
+	page := string(render(t, &monitor.Record{Samples: s}, HTML))
 	for _, want := range []string{"softirq time per CPU (hard-IRQ time not accounted)", "The record names no NIC queue",
 		"The record names no NIC: only CPU load was sampled", "/proc/softirqs: gone", "no data",
 		"The record carries no summary"} {
@@ -255,11 +256,11 @@ func TestRenderEdgeCases(t *testing.T) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
-	render(t, &Record{Samples: s}, SVG)
-	if err := Render(io.Discard, &Record{}, HTML); !errors.Is(err, ErrEmpty) {
+	render(t, &monitor.Record{Samples: s}, SVG)
+	if err := Render(io.Discard, &monitor.Record{}, HTML); !errors.Is(err, monitor.ErrEmpty) {
 		t.Errorf("empty record: %v", err)
 	}
-	if err := Render(io.Discard, nil, SVG); !errors.Is(err, ErrEmpty) {
+	if err := Render(io.Discard, nil, SVG); !errors.Is(err, monitor.ErrEmpty) {
 		t.Errorf("nil record: %v", err)
 	}
 }
@@ -281,7 +282,7 @@ func TestFormatFor(t *testing.T) {
 }
 
 func TestWriteFile(t *testing.T) {
-	rec, err := ReadFile(synthFile)
+	rec, err := monitor.ReadRecordFile(synthFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +298,7 @@ func TestWriteFile(t *testing.T) {
 	if err := WriteFile(filepath.Join(dir, "run.txt"), rec); err == nil {
 		t.Error("run.txt: no error")
 	}
-	if err := WriteFile(filepath.Join(dir, "empty.html"), &Record{}); !errors.Is(err, ErrEmpty) {
+	if err := WriteFile(filepath.Join(dir, "empty.html"), &monitor.Record{}); !errors.Is(err, monitor.ErrEmpty) {
 		t.Errorf("empty record: %v", err)
 	}
 	ents, _ := os.ReadDir(dir)

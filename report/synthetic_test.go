@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"encoding/json"
 	"flag"
 	"math"
 	"math/rand/v2"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nicdiag/nicdiag/irq"
+	"github.com/nicdiag/nicdiag/monitor"
 )
 
 var update = flag.Bool("update", false, "rewrite the synthetic record and the golden files in testdata/")
@@ -90,43 +90,6 @@ func syntheticSamples() []irq.Sample {
 	return out
 }
 
-// typed is a record line: the object with its "type" and "schema", as
-// cmd/nicdiag's monitor writes them.
-type typed[T any] struct {
-	Type string `json:"type"`
-	Body T
-}
-
-func (t typed[T]) MarshalJSON() ([]byte, error) {
-	b, err := json.Marshal(t.Body)
-	if err != nil {
-		return nil, err
-	}
-	if string(b) == "{}" {
-		return []byte(`{"type":"` + t.Type + `","schema":"` + Schema + `"}`), nil
-	}
-	return append([]byte(`{"type":"`+t.Type+`","schema":"`+Schema+`",`), b[1:]...), nil
-}
-
-// synthStart and synthSummary mirror monitor's start and summary lines.
-type synthStart struct {
-	IntervalS float64         `json:"interval_s"`
-	Command   []string        `json:"command,omitempty"`
-	NICs      []irq.NICQueues `json:"nics"`
-}
-
-type synthCommand struct {
-	Argv     []string `json:"argv"`
-	ExitCode int      `json:"exit_code"`
-}
-
-type synthSummary struct {
-	*irq.Summary
-	Queues      []irq.NICQueues `json:"queues"`
-	Command     *synthCommand   `json:"command,omitempty"`
-	Interrupted bool            `json:"interrupted"`
-}
-
 var synthArgv = []string{"iperf3", "-s", "-1"}
 
 func synthQueues() []irq.NICQueues {
@@ -144,25 +107,25 @@ func syntheticRecord(t testing.TB) []byte {
 	t.Helper()
 	samples := syntheticSamples()
 	var b bytes.Buffer
-	put := func(v any) {
-		line, err := json.Marshal(v)
-		if err != nil {
+	w := monitor.NewWriter(&b)
+	if err := w.WriteStart(time.Second, synthArgv, synthQueues()); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range samples {
+		if err := w.WriteSample(s); err != nil {
 			t.Fatal(err)
 		}
-		b.Write(line)
-		b.WriteByte('\n')
 	}
-	put(typed[synthStart]{"start", synthStart{IntervalS: 1, Command: synthArgv, NICs: synthQueues()}})
-	for _, s := range samples {
-		put(typed[irq.Sample]{"sample", s})
+	res := &monitor.Result{Summary: irq.Summarize(samples), Queues: synthQueues(), Command: &monitor.CommandResult{Argv: synthArgv}}
+	if err := w.WriteSummary(res); err != nil {
+		t.Fatal(err)
 	}
-	sum := irq.Summarize(samples)
-	put(typed[synthSummary]{"summary", synthSummary{Summary: &sum, Queues: synthQueues(), Command: &synthCommand{Argv: synthArgv}}})
 	return b.Bytes()
 }
 
 // TestSyntheticRecordCurrent keeps testdata/ccr2004-synthetic.jsonl equal
-// to what syntheticRecord builds (-update rewrites it).
+// to what syntheticRecord builds with monitor.Writer (-update rewrites it):
+// the record format stays byte for byte what it was.
 func TestSyntheticRecordCurrent(t *testing.T) {
 	want := syntheticRecord(t)
 	if *update {

@@ -28,7 +28,7 @@ Examples:
   nicdiag check
   nicdiag check enp1s0f0
   nicdiag --root testdata/snapshots/82576-minipcie-x1 check --json`,
-	run: runCheck,
+	bind: noFlags(runCheck),
 }
 
 // checkJSON is the JSON document of `check --json`.

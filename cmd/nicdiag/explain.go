@@ -15,7 +15,8 @@ import (
 	"github.com/nicdiag/nicdiag/pcie"
 )
 
-var explainFlags struct {
+// explainFlags are the explain command's own flags.
+type explainFlags struct {
 	frame     int
 	direction string
 	ports     int
@@ -45,13 +46,16 @@ Examples:
   nicdiag explain --direction rx --frame-size 64 enp1s0f0
   nicdiag explain --frame-size 64 0000:01:00.1
   nicdiag --root testdata/snapshots/82576-minipcie-x1 explain --json enp1s0f0`,
-	flags: func(fs *flag.FlagSet) {
-		fs.IntVar(&explainFlags.frame, "frame-size", budget.DefaultFrameBytes, "Ethernet frame `bytes`, header and FCS included")
-		fs.StringVar(&explainFlags.direction, "direction", string(budget.Both), "rx, tx, both or forward")
-		fs.IntVar(&explainFlags.ports, "ports", 0, "ports of the card in use (0: every function sharing the narrowest link)")
-		fs.Float64Var(&explainFlags.speed, "port-speed", 0, "line rate of each port in `Mbps` (0: the negotiated link speed)")
+	bind: func(fs *flag.FlagSet) runFunc {
+		f := &explainFlags{}
+		fs.IntVar(&f.frame, "frame-size", budget.DefaultFrameBytes, "Ethernet frame `bytes`, header and FCS included")
+		fs.StringVar(&f.direction, "direction", string(budget.Both), "rx, tx, both or forward")
+		fs.IntVar(&f.ports, "ports", 0, "ports of the card in use (0: every function sharing the narrowest link)")
+		fs.Float64Var(&f.speed, "port-speed", 0, "line rate of each port in `Mbps` (0: the negotiated link speed)")
+		return func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
+			return runExplain(ctx, e, fs, args, *f)
+		}
 	},
-	run: runExplain,
 }
 
 // explainJSON is the JSON document of `explain --json`.
@@ -60,25 +64,25 @@ type explainJSON struct {
 	*budget.Budget
 }
 
-func runExplain(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
+func runExplain(ctx context.Context, e *env, fs *flag.FlagSet, args []string, f explainFlags) int {
 	if len(args) != 1 {
 		fmt.Fprintln(e.stderr, "nicdiag explain: need exactly one interface name or PCI address")
 		fs.Usage()
 		return exitFail
 	}
-	dir, err := budget.ParseDirection(explainFlags.direction)
+	dir, err := budget.ParseDirection(f.direction)
 	if err != nil {
 		return e.fail(err)
 	}
 	// 0 means "the default" to the library; on the command line it is a
 	// mistake for the frame size, and a negative speed is one always.
-	if explainFlags.frame <= 0 {
-		return e.fail(fmt.Errorf("explain: --frame-size %d: want Ethernet frame bytes, 64 to 16384", explainFlags.frame))
+	if f.frame <= 0 {
+		return e.fail(fmt.Errorf("explain: --frame-size %d: want Ethernet frame bytes, 64 to 16384", f.frame))
 	}
-	if explainFlags.speed < 0 || math.IsNaN(explainFlags.speed) || math.IsInf(explainFlags.speed, 0) {
-		return e.fail(fmt.Errorf("explain: --port-speed %v: want a line rate in Mb/s, or 0 for the negotiated link speed", explainFlags.speed))
+	if f.speed < 0 || math.IsNaN(f.speed) || math.IsInf(f.speed, 0) {
+		return e.fail(fmt.Errorf("explain: --port-speed %v: want a line rate in Mb/s, or 0 for the negotiated link speed", f.speed))
 	}
-	w := budget.Workload{FrameBytes: explainFlags.frame, Direction: dir, Ports: explainFlags.ports, PortMbps: explainFlags.speed}
+	w := budget.Workload{FrameBytes: f.frame, Direction: dir, Ports: f.ports, PortMbps: f.speed}
 	root, err := e.openRoot(ctx)
 	if err != nil {
 		return e.fail(err)

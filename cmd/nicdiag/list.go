@@ -16,8 +16,6 @@ import (
 	"github.com/nicdiag/nicdiag/pcie"
 )
 
-var listAll bool
-
 var listCmd = &command{
 	name:    "list",
 	args:    "",
@@ -36,13 +34,16 @@ Examples:
   nicdiag list
   nicdiag list --all --json
   nicdiag --root host.tar.gz list`,
-	flags: func(fs *flag.FlagSet) {
-		fs.BoolVar(&listAll, "all", false, "include virtual interfaces")
+	bind: func(fs *flag.FlagSet) runFunc {
+		all := fs.Bool("all", false, "include virtual interfaces")
+		return func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
+			return runList(ctx, e, fs, args, *all)
+		}
 	},
-	run: runList,
 }
 
-func runList(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
+// runList lists the NICs; all adds the virtual ones.
+func runList(ctx context.Context, e *env, fs *flag.FlagSet, args []string, all bool) int {
 	if len(args) > 0 {
 		fmt.Fprintf(e.stderr, "nicdiag list: unexpected argument %q\n", args[0])
 		fs.Usage()
@@ -62,7 +63,7 @@ func runList(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
 		switch {
 		case n.NoNetdev != nil:
 			bare = append(bare, *n.NoNetdev)
-		case listAll || n.Physical():
+		case all || n.Physical():
 			shown = append(shown, n.NIC)
 		}
 	}

@@ -33,14 +33,26 @@ const (
 	exitFail  = 3
 )
 
-// command is one subcommand. run returns the exit code.
+// command is one subcommand.
 type command struct {
 	name    string
 	args    string // argument synopsis
 	summary string // one line for the command list
 	help    string // what it does, with an example
-	run     func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int
-	flags   func(fs *flag.FlagSet)
+	// bind registers the command's own flags on fs, a fresh flag set for
+	// each invocation, into values of its own, and returns the function
+	// that runs the command with them once fs is parsed. Flag values live
+	// in that closure, never in package variables.
+	bind func(fs *flag.FlagSet) runFunc
+}
+
+// runFunc runs a command with its positional arguments and returns the
+// exit code.
+type runFunc func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int
+
+// noFlags binds a command that has only the global flags.
+func noFlags(run runFunc) func(*flag.FlagSet) runFunc {
+	return func(*flag.FlagSet) runFunc { return run }
 }
 
 var commands []*command
@@ -164,7 +176,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				usage(stderr)
 				return exitFail
 			}
-			fs := newFlagSet(c, e, stdout)
+			fs, _ := newFlagSet(c, e, stdout)
 			fs.SetOutput(stdout)
 			fs.Usage()
 			return exitOK
@@ -178,7 +190,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		usage(stderr)
 		return exitFail
 	}
-	fs := newFlagSet(c, e, stderr)
+	fs, runCmd := newFlagSet(c, e, stderr)
 	printUsage := fs.Usage
 	fs.Usage = func() {}
 	args, command, err := parseInterspersed(fs, rest[1:])
@@ -193,7 +205,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fs.Usage = printUsage
 	e.command = command
-	return c.run(ctx, e, fs, args)
+	return runCmd(ctx, e, fs, args)
 }
 
 // parseInterspersed parses flags wherever they stand among the arguments
@@ -224,13 +236,13 @@ func addGlobal(fs *flag.FlagSet, e *env) {
 	fs.BoolVar(&e.json, "json", e.json, "write JSON instead of text")
 }
 
-func newFlagSet(c *command, e *env, out io.Writer) *flag.FlagSet {
+// newFlagSet returns a fresh flag set for one invocation of c, with the
+// global flags and c's own, and the function that runs c with their values.
+func newFlagSet(c *command, e *env, out io.Writer) (*flag.FlagSet, runFunc) {
 	fs := flag.NewFlagSet("nicdiag "+c.name, flag.ContinueOnError)
 	fs.SetOutput(out)
 	addGlobal(fs, e)
-	if c.flags != nil {
-		c.flags(fs)
-	}
+	run := c.bind(fs)
 	fs.Usage = func() {
 		w := fs.Output()
 		fmt.Fprintf(w, "usage: %s\n\n%s\n\nflags:\n", strings.TrimSpace("nicdiag "+c.name+" [flags] "+c.args), strings.TrimSpace(c.help))
@@ -250,7 +262,7 @@ func newFlagSet(c *command, e *env, out io.Writer) *flag.FlagSet {
 			fmt.Fprintf(w, "  %s%s%s\n        %s%s\n", dash, f.Name, name, u, def)
 		})
 	}
-	return fs
+	return fs, run
 }
 
 func usage(w io.Writer) {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/nicdiag/nicdiag"
 	"github.com/nicdiag/nicdiag/finding"
-	"github.com/nicdiag/nicdiag/irq"
+	"github.com/nicdiag/nicdiag/monitor"
 	"github.com/nicdiag/nicdiag/nicinfo"
 	"github.com/nicdiag/nicdiag/report"
 )
@@ -25,8 +25,6 @@ type monitorFlags struct {
 	record   string
 	report   string
 }
-
-var monFlags monitorFlags
 
 var monitorCmd = &command{
 	name:    "monitor",
@@ -59,24 +57,22 @@ examples:
   nicdiag monitor
   nicdiag monitor --interval 500ms eth0
   nicdiag monitor --record run.jsonl -- iperf3 -c 192.0.2.1 -t 10`,
-	flags: func(fs *flag.FlagSet) {
-		fs.DurationVar(&monFlags.interval, "interval", time.Second, "time between samples")
-		fs.DurationVar(&monFlags.duration, "duration", 0, "stop after this long (0: until Ctrl-C or the command ends)")
-		fs.StringVar(&monFlags.record, "record", "", "also write every sample as JSON lines to `FILE`")
-		fs.StringVar(&monFlags.report, "report", "", "at the end, write a report of the run to `FILE` (.html, or .svg for the charts alone)")
+	bind: func(fs *flag.FlagSet) runFunc {
+		f := &monitorFlags{}
+		fs.DurationVar(&f.interval, "interval", time.Second, "time between samples")
+		fs.DurationVar(&f.duration, "duration", 0, "stop after this long (0: until Ctrl-C or the command ends)")
+		fs.StringVar(&f.record, "record", "", "also write every sample as JSON lines to `FILE`")
+		fs.StringVar(&f.report, "report", "", "at the end, write a report of the run to `FILE` (.html, or .svg for the charts alone)")
+		return func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
+			return runMonitor(ctx, e, args, *f)
+		}
 	},
-	run: runMonitor,
 }
 
-// commandResult is how the monitored command ended, for the summary.
-type commandResult struct {
-	Argv     []string `json:"argv"`
-	ExitCode int      `json:"exit_code"`
-	Error    string   `json:"error,omitempty"`
-}
-
-func runMonitor(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
-	f := monFlags
+// runMonitor samples the NICs named in args (every physical one by
+// default) while e.command runs, or until Ctrl-C or --duration, and prints
+// the verdict.
+func runMonitor(ctx context.Context, e *env, args []string, f monitorFlags) int {
 	if f.interval <= 0 {
 		return e.fail(errors.New("monitor: --interval must be positive"))
 	}
@@ -88,13 +84,64 @@ func runMonitor(ctx context.Context, e *env, fs *flag.FlagSet, args []string) in
 			return e.fail(err) // before the run, not after it
 		}
 	}
+	nics, static, err := monitorTargets(ctx, args)
+	if err != nil {
+		return e.fail(err)
+	}
+	opts := []monitor.Option{monitor.WithInterval(f.interval), monitor.WithDuration(f.duration), monitor.WithFindings(static...)}
+	if f.record != "" {
+		opts = append(opts, monitor.WithRecordFile(f.record))
+	}
 	argv := e.command
-	h, err := nicdiag.Inspect(ctx, nicdiag.WithInterfaces(args...))
+	if len(argv) > 0 {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, e.stdout, e.stderr
+		if e.json {
+			cmd.Stdout = e.stderr // keep nicdiag's JSON stream on stdout parseable
+		}
+		opts = append(opts, monitor.WithCommand(cmd))
+	}
+	run, err := monitor.Start(ctx, nics, opts...)
+	if err != nil {
+		return e.fail(err)
+	}
+	view := newMonitorView(e, len(argv) > 0)
+	for {
+		x, err := run.Next(ctx)
+		if errors.Is(err, monitor.ErrDone) || ctx.Err() != nil {
+			break
+		}
+		if err != nil {
+			_, _ = run.Stop() // the run has killed the command; wait for it
+			return e.fail(err)
+		}
+		view.sample(x)
+	}
+	res, err := run.Stop()
+	if err != nil {
+		var re *monitor.RecordError
+		if !errors.As(err, &re) {
+			return e.fail(err)
+		}
+		fmt.Fprintf(e.stderr, "nicdiag: monitor: writing %s: %v\n", f.record, re.Err)
+	}
+	view.summary(res)
+	if f.report != "" {
+		writeRunReport(e, f, res)
+	}
+	return exitFor(res.Summary.Findings)
+}
+
+// monitorTargets inspects the host once and returns the netdevs to sample
+// (those named, or every physical NIC) and the static queue and IRQ
+// placement verdicts the run's own are added to.
+func monitorTargets(ctx context.Context, names []string) ([]nicinfo.NIC, []finding.Finding, error) {
+	h, err := nicdiag.Inspect(ctx, nicdiag.WithInterfaces(names...))
 	if err != nil {
 		if errors.Is(err, nicinfo.ErrNoInterface) {
 			err = fmt.Errorf("%w (to run a command, put it after --)", err)
 		}
-		return e.fail(err)
+		return nil, nil, err
 	}
 	var nics []nicinfo.NIC
 	for _, n := range h.Selected {
@@ -102,116 +149,19 @@ func runMonitor(ctx context.Context, e *env, fs *flag.FlagSet, args []string) in
 			nics = append(nics, n.NIC)
 		}
 	}
-	static := h.Check(queueCheckers()...)
-	s, err := irq.NewSampler(ctx, nics, irq.WithInterval(f.interval))
-	if err != nil {
-		return e.fail(err)
-	}
-	rec, err := openRecord(f.record)
-	if err != nil {
-		return e.fail(err)
-	}
-	defer rec.close()
-	rec.write(startLine{Type: "start", Schema: jsonSchema, IntervalS: f.interval.Seconds(), Command: argv, NICs: s.Queues()})
-
-	sctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	if f.duration > 0 {
-		sctx, cancel = context.WithTimeout(sctx, f.duration)
-		defer cancel()
-	}
-	var cmdDone chan commandResult
-	var cmd *exec.Cmd
-	if len(argv) > 0 {
-		cmd = exec.Command(argv[0], argv[1:]...)
-		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, e.stdout, e.stderr
-		if e.json {
-			cmd.Stdout = e.stderr // keep nicdiag's JSON stream on stdout parseable
-		}
-		if err := cmd.Start(); err != nil {
-			return e.fail(fmt.Errorf("monitor: cannot start %s: %w", argv[0], err))
-		}
-		cmdDone = make(chan commandResult, 1)
-		go func() {
-			err := cmd.Wait()
-			r := commandResult{Argv: argv, ExitCode: cmd.ProcessState.ExitCode()}
-			if err != nil {
-				r.Error = err.Error()
-			}
-			cmdDone <- r
-			cancel()
-		}()
-	}
-	view := newMonitorView(e, len(argv) > 0)
-	var samples []irq.Sample
-	for {
-		x, err := s.Next(sctx)
-		if err != nil {
-			if sctx.Err() != nil {
-				break
-			}
-			if cmd != nil { // do not leave the command running on its own
-				_ = cmd.Process.Kill()
-				<-cmdDone
-			}
-			return e.fail(err)
-		}
-		samples = append(samples, x)
-		rec.write(sampleLine{Type: "sample", Schema: jsonSchema, Sample: &x})
-		view.sample(x, s.Queues())
-	}
-	var cr *commandResult
-	if cmdDone != nil {
-		cr = waitCommand(ctx, cmd, cmdDone)
-	}
-	sum := irq.Summarize(samples)
-	sum.Findings = append(sum.Findings, static...)
-	finding.Sort(sum.Findings)
-	line := summaryLine{Type: "summary", Schema: jsonSchema, Summary: &sum, Queues: s.Queues(),
-		Command: cr, Interrupted: ctx.Err() != nil}
-	rec.write(line)
-	if err := rec.err; err != nil {
-		fmt.Fprintf(e.stderr, "nicdiag: monitor: writing %s: %v\n", f.record, err)
-	}
-	view.summary(line)
-	if f.report != "" {
-		r := &report.Record{Samples: samples, Summary: &sum,
-			Run: report.Run{Command: argv, Interrupted: line.Interrupted}}
-		if f.record != "" {
-			r.Source = filepath.Base(f.record) // filepath.Base("") is "."
-		}
-		if cr != nil {
-			r.Run.ExitCode, r.Run.CommandError = &cr.ExitCode, cr.Error
-		}
-		if err := report.WriteFile(f.report, r); err != nil {
-			fmt.Fprintf(e.stderr, "nicdiag: monitor: writing report %s: %v\n", f.report, err)
-		}
-	}
-	return exitFor(sum.Findings)
+	return nics, h.Check(queueCheckers()...), nil
 }
 
-// waitCommand waits for the monitored command. On Ctrl-C the terminal sent
-// it SIGINT too; if nicdiag alone was interrupted, it passes SIGINT on, and
-// kills the command after a grace period.
-func waitCommand(ctx context.Context, cmd *exec.Cmd, done <-chan commandResult) *commandResult {
-	if ctx.Err() == nil {
-		r := <-done
-		return &r
+// writeRunReport writes --report at the end of a run; a failure is
+// reported and does not change the exit code.
+func writeRunReport(e *env, f monitorFlags, res *monitor.Result) {
+	r := res.Record()
+	if f.record != "" {
+		r.Source = filepath.Base(f.record)
 	}
-	select {
-	case r := <-done:
-		return &r
-	case <-time.After(100 * time.Millisecond):
+	if err := report.WriteFile(f.report, r); err != nil {
+		fmt.Fprintf(e.stderr, "nicdiag: monitor: writing report %s: %v\n", f.report, err)
 	}
-	_ = cmd.Process.Signal(os.Interrupt)
-	select {
-	case r := <-done:
-		return &r
-	case <-time.After(5 * time.Second):
-	}
-	_ = cmd.Process.Kill()
-	r := <-done
-	return &r
 }
 
 // queueCheckers are the checks of queue and IRQ placement: the static

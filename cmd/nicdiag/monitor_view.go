@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/nicdiag/nicdiag/irq"
+	"github.com/nicdiag/nicdiag/monitor"
 )
 
 // monitorView renders samples: a redrawn screen on a terminal, plain blocks
@@ -21,12 +22,12 @@ func newMonitorView(e *env, commandRuns bool) *monitorView {
 	return &monitorView{e: e, quiet: commandRuns}
 }
 
-func (v *monitorView) sample(x irq.Sample, queues []irq.NICQueues) {
+func (v *monitorView) sample(x irq.Sample) {
 	if v.quiet {
 		return
 	}
 	if v.e.json {
-		_ = writeLine(v.e.stdout, sampleLine{Type: "sample", Schema: jsonSchema, Sample: &x})
+		_ = monitor.NewWriter(v.e.stdout).WriteSample(x)
 		return
 	}
 	var b strings.Builder
@@ -122,11 +123,12 @@ func optRate(p *float64, scale float64, format string) string {
 }
 
 // summary prints the verdict.
-func (v *monitorView) summary(s summaryLine) {
+func (v *monitorView) summary(r *monitor.Result) {
 	if v.e.json {
-		_ = writeLine(v.e.stdout, s)
+		_ = monitor.NewWriter(v.e.stdout).WriteSummary(r)
 		return
 	}
+	s := r.Summary
 	var b strings.Builder
 	if v.e.tty && !v.quiet {
 		b.WriteString("\n")
@@ -136,10 +138,10 @@ func (v *monitorView) summary(s summaryLine) {
 		plural = ""
 	}
 	fmt.Fprintf(&b, "nicdiag monitor: %d sample%s over %.1fs", s.Samples, plural, s.Seconds)
-	if s.Command != nil {
-		fmt.Fprintf(&b, "; %s exited with status %d", strings.Join(s.Command.Argv, " "), s.Command.ExitCode)
+	if r.Command != nil {
+		fmt.Fprintf(&b, "; %s exited with status %d", strings.Join(r.Command.Argv, " "), r.Command.ExitCode)
 	}
-	if s.Interrupted {
+	if r.Interrupted {
 		b.WriteString(" (interrupted)")
 	}
 	b.WriteString("\n")

@@ -3,11 +3,13 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/nicdiag/nicdiag/monitor"
 )
 
-// jsonSchema versions every JSON document nicdiag writes. It changes only
-// when a field is removed or changes meaning; new fields may appear.
-const jsonSchema = "nicdiag/v1"
+// jsonSchema versions every JSON document nicdiag writes, monitor records
+// included (monitor.Schema says when it changes).
+const jsonSchema = monitor.Schema
 
 // writeJSON writes v as indented JSON followed by a newline.
 func (e *env) writeJSON(v any) error {

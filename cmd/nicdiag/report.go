@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/nicdiag/nicdiag/finding"
+	"github.com/nicdiag/nicdiag/monitor"
 	"github.com/nicdiag/nicdiag/report"
 )
 
@@ -17,8 +18,6 @@ type reportFlags struct {
 	out    string
 	format string
 }
-
-var repFlags reportFlags
 
 var reportCmd = &command{
 	name:    "report",
@@ -45,11 +44,14 @@ Examples:
   nicdiag monitor --record run.jsonl -- iperf3 -c 192.0.2.1 -t 60
   nicdiag report run.jsonl -o run.html
   nicdiag report run.jsonl -o charts.svg`,
-	flags: func(fs *flag.FlagSet) {
-		fs.StringVar(&repFlags.out, "o", "", "output `FILE`: .html for the page, .svg for the charts; - for standard output")
-		fs.StringVar(&repFlags.format, "format", "", "html or svg, overriding the extension of -o")
+	bind: func(fs *flag.FlagSet) runFunc {
+		f := &reportFlags{}
+		fs.StringVar(&f.out, "o", "", "output `FILE`: .html for the page, .svg for the charts; - for standard output")
+		fs.StringVar(&f.format, "format", "", "html or svg, overriding the extension of -o")
+		return func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
+			return runReport(ctx, e, fs, args, *f)
+		}
 	},
-	run: runReport,
 }
 
 // reportJSON is what --json prints about the report written.
@@ -63,13 +65,12 @@ type reportJSON struct {
 	Findings []finding.Finding `json:"findings"`
 }
 
-func runReport(ctx context.Context, e *env, fs *flag.FlagSet, pos []string) int {
+func runReport(ctx context.Context, e *env, fs *flag.FlagSet, pos []string, f reportFlags) int {
 	if len(pos) != 1 {
 		fmt.Fprintln(e.stderr, "nicdiag report: need exactly one record (the FILE of monitor --record FILE)")
 		fs.Usage()
 		return exitFail
 	}
-	f := repFlags
 	if e.root != "" {
 		return e.fail(errors.New("report: reads a record file; --root does not apply"))
 	}
@@ -100,7 +101,7 @@ func runReport(ctx context.Context, e *env, fs *flag.FlagSet, pos []string) int 
 	if err := ctx.Err(); err != nil {
 		return e.fail(err)
 	}
-	rec, err := report.ReadFile(pos[0])
+	rec, err := monitor.ReadRecordFile(pos[0])
 	if err != nil {
 		return e.fail(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nicdiag/nicdiag/monitor"
 	"github.com/nicdiag/nicdiag/report"
 )
 
@@ -25,7 +26,7 @@ func reportCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 
 func wantRender(t *testing.T, path string, f report.Format) []byte {
 	t.Helper()
-	rec, err := report.ReadFile(path)
+	rec, err := monitor.ReadRecordFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

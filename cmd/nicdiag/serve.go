@@ -15,7 +15,8 @@ import (
 	"github.com/nicdiag/nicdiag/exporter"
 )
 
-var serveFlags struct {
+// serveFlags are the serve command's own flags.
+type serveFlags struct {
 	listen string
 	ttl    time.Duration
 }
@@ -33,14 +34,17 @@ serves scrapes for --ttl; concurrent scrapes share it.
 Examples:
   nicdiag serve --listen 127.0.0.1:9799
   nicdiag --root snapshot.tar.gz serve --listen 127.0.0.1:9799`,
-	flags: func(fs *flag.FlagSet) {
-		fs.StringVar(&serveFlags.listen, "listen", "127.0.0.1:9799", "`address` to listen on")
-		fs.DurationVar(&serveFlags.ttl, "ttl", exporter.DefaultTTL, "how long one check serves scrapes")
+	bind: func(fs *flag.FlagSet) runFunc {
+		f := &serveFlags{}
+		fs.StringVar(&f.listen, "listen", "127.0.0.1:9799", "`address` to listen on")
+		fs.DurationVar(&f.ttl, "ttl", exporter.DefaultTTL, "how long one check serves scrapes")
+		return func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
+			return runServe(ctx, e, fs, args, *f)
+		}
 	},
-	run: runServe,
 }
 
-func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
+func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string, f serveFlags) int {
 	if len(args) != 0 {
 		fs.Usage()
 		return exitFail
@@ -49,11 +53,11 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int 
 	if err != nil {
 		return e.fail(err)
 	}
-	ln, err := net.Listen("tcp", serveFlags.listen)
+	ln, err := net.Listen("tcp", f.listen)
 	if err != nil {
 		return e.fail(err)
 	}
-	srv := newMetricsServer(exporter.New(exporter.WithRoot(root), exporter.WithTTL(serveFlags.ttl)))
+	srv := newMetricsServer(exporter.New(exporter.WithRoot(root), exporter.WithTTL(f.ttl)))
 	if e.json {
 		e.writeJSON(map[string]string{"schema": jsonSchema, "listening": "http://" + ln.Addr().String() + "/metrics"})
 	} else {

@@ -31,7 +31,7 @@ the findings about this NIC. Exit code as for check.
 Examples:
   nicdiag show eth0
   nicdiag --root host.tar.gz show enp1s0f0 --json`,
-	run: runShow,
+	bind: noFlags(runShow),
 }
 
 func runShow(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
@@ -122,56 +122,9 @@ func renderShow(w io.Writer, n *nicinfo.NIC, extra ...showSection) error {
 	return nil
 }
 
+// inventorySections are the inventory parts of show: what nicinfo knows.
 func inventorySections(n *nicinfo.NIC) []showSection {
-	drv := showSection{Title: "Driver"}
-	drv.add("Driver", n.Driver)
-	drv.add("Version", n.DriverVersion)
-	drv.add("Firmware", n.FirmwareVersion)
-	drv.add("Bus info", n.BusInfo)
-	if n.PCI != nil {
-		drv.add("PCI driver", n.PCI.Driver)
-	}
-	if n.USB != nil {
-		drv.add("USB driver", n.USB.Driver)
-	}
-
-	link := showSection{Title: "Link"}
-	link.add("Speed", speedText(n.Link.SpeedMbps))
-	link.add("Duplex", n.Link.Duplex)
-	if n.Link.Autoneg != nil {
-		link.add("Auto-negotiation", onOff(*n.Link.Autoneg))
-	}
-	link.add("Port", n.Link.Port)
-	link.add("Supported modes", strings.Join(n.Link.Supported, " "))
-	link.add("Advertised modes", strings.Join(n.Link.Advertised, " "))
-
-	q := showSection{Title: "Queues"}
-	q.add("RX queues", strconv.Itoa(n.Queues.RX))
-	q.add("TX queues", strconv.Itoa(n.Queues.TX))
-	if c := n.Queues.Channels; c != nil {
-		q.add("Channels", fmt.Sprintf("rx %d tx %d other %d combined %d (max rx %d tx %d other %d combined %d)",
-			c.RX, c.TX, c.Other, c.Combined, c.MaxRX, c.MaxTX, c.MaxOther, c.MaxCombined))
-	}
-	q.add("RPS", onOff(n.Queues.RPS))
-
-	irq := showSection{Title: "IRQs"}
-	numa := showSection{Title: "NUMA"}
-	pcie := showSection{Title: "PCIe"}
-	sriov := showSection{Title: "SR-IOV"}
-	if f := n.PCI; f != nil {
-		irq.add("IRQs", intList(f.IRQs))
-		numa.add("Node", numaText(n.NUMANode))
-		numa.add("Local CPUs", n.LocalCPUs)
-		if l := f.Link; l != nil {
-			pcie.add("Link now", fmt.Sprintf("%s x%d", gts(l.CurrentSpeed), l.CurrentWidth))
-			pcie.add("Link max", fmt.Sprintf("%s x%d", gts(l.MaxSpeed), l.MaxWidth))
-		}
-		sriov.add("Physical function", string(f.PhysFn))
-		sriov.add("Virtual functions", addrList(f.VFs))
-		if f.TotalVFs > 0 {
-			sriov.add("Total VFs", strconv.Itoa(f.TotalVFs))
-		}
-	}
+	irq, numa, pcie, sriov := placementSections(n)
 	miss := showSection{Title: "Not available"}
 	for _, m := range n.Missing {
 		k, v, _ := strings.Cut(m, ": ")
@@ -181,9 +134,10 @@ func inventorySections(n *nicinfo.NIC) []showSection {
 	for i, m := range n.Warnings {
 		warn.add(strconv.Itoa(i+1), m)
 	}
-	return []showSection{identitySection(n), drv, link, q, irq, numa, pcie, sriov, miss, warn}
+	return []showSection{identitySection(n), driverSection(n), linkSection(n), queueCountSection(n), irq, numa, pcie, sriov, miss, warn}
 }
 
+// identitySection is who the NIC is: names, addresses, bus and IDs.
 func identitySection(n *nicinfo.NIC) showSection {
 	id := showSection{Title: "Identity"}
 	id.add("Interface", n.Name)
@@ -213,6 +167,73 @@ func identitySection(n *nicinfo.NIC) showSection {
 		}
 	}
 	return id
+}
+
+// driverSection is the driver and firmware.
+func driverSection(n *nicinfo.NIC) showSection {
+	drv := showSection{Title: "Driver"}
+	drv.add("Driver", n.Driver)
+	drv.add("Version", n.DriverVersion)
+	drv.add("Firmware", n.FirmwareVersion)
+	drv.add("Bus info", n.BusInfo)
+	if n.PCI != nil {
+		drv.add("PCI driver", n.PCI.Driver)
+	}
+	if n.USB != nil {
+		drv.add("USB driver", n.USB.Driver)
+	}
+	return drv
+}
+
+// linkSection is the Ethernet link and its modes.
+func linkSection(n *nicinfo.NIC) showSection {
+	link := showSection{Title: "Link"}
+	link.add("Speed", speedText(n.Link.SpeedMbps))
+	link.add("Duplex", n.Link.Duplex)
+	if n.Link.Autoneg != nil {
+		link.add("Auto-negotiation", onOff(*n.Link.Autoneg))
+	}
+	link.add("Port", n.Link.Port)
+	link.add("Supported modes", strings.Join(n.Link.Supported, " "))
+	link.add("Advertised modes", strings.Join(n.Link.Advertised, " "))
+	return link
+}
+
+// queueCountSection is the queue and channel counts and RPS.
+func queueCountSection(n *nicinfo.NIC) showSection {
+	q := showSection{Title: "Queues"}
+	q.add("RX queues", strconv.Itoa(n.Queues.RX))
+	q.add("TX queues", strconv.Itoa(n.Queues.TX))
+	if c := n.Queues.Channels; c != nil {
+		q.add("Channels", fmt.Sprintf("rx %d tx %d other %d combined %d (max rx %d tx %d other %d combined %d)",
+			c.RX, c.TX, c.Other, c.Combined, c.MaxRX, c.MaxTX, c.MaxOther, c.MaxCombined))
+	}
+	q.add("RPS", onOff(n.Queues.RPS))
+	return q
+}
+
+// placementSections are where the PCI function sits: its IRQs, NUMA node,
+// PCIe link and SR-IOV relations (empty for a NIC off PCI).
+func placementSections(n *nicinfo.NIC) (irq, numa, pcie, sriov showSection) {
+	irq = showSection{Title: "IRQs"}
+	numa = showSection{Title: "NUMA"}
+	pcie = showSection{Title: "PCIe"}
+	sriov = showSection{Title: "SR-IOV"}
+	if f := n.PCI; f != nil {
+		irq.add("IRQs", intList(f.IRQs))
+		numa.add("Node", numaText(n.NUMANode))
+		numa.add("Local CPUs", n.LocalCPUs)
+		if l := f.Link; l != nil {
+			pcie.add("Link now", fmt.Sprintf("%s x%d", gts(l.CurrentSpeed), l.CurrentWidth))
+			pcie.add("Link max", fmt.Sprintf("%s x%d", gts(l.MaxSpeed), l.MaxWidth))
+		}
+		sriov.add("Physical function", string(f.PhysFn))
+		sriov.add("Virtual functions", addrList(f.VFs))
+		if f.TotalVFs > 0 {
+			sriov.add("Total VFs", strconv.Itoa(f.TotalVFs))
+		}
+	}
+	return irq, numa, pcie, sriov
 }
 
 func named(name string, id uint16) string {

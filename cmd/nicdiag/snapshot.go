@@ -13,8 +13,6 @@ import (
 	"github.com/nicdiag/nicdiag/snapshot"
 )
 
-var snapshotOut string
-
 var snapshotCmd = &command{
 	name:    "snapshot",
 	args:    "-o FILE.tar.gz",
@@ -28,14 +26,17 @@ for full PCI config space. Read it back anywhere with --root.
 Examples:
   sudo nicdiag snapshot -o host.tar.gz
   nicdiag --root host.tar.gz list`,
-	flags: func(fs *flag.FlagSet) {
-		fs.StringVar(&snapshotOut, "o", "", "output `FILE` (.tar.gz) or directory")
+	bind: func(fs *flag.FlagSet) runFunc {
+		out := fs.String("o", "", "output `FILE` (.tar.gz) or directory")
+		return func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
+			return runSnapshot(ctx, e, fs, args, *out)
+		}
 	},
-	run: runSnapshot,
 }
 
-func runSnapshot(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
-	if snapshotOut == "" || len(args) > 0 {
+// runSnapshot writes a snapshot to out (-o).
+func runSnapshot(ctx context.Context, e *env, fs *flag.FlagSet, args []string, out string) int {
+	if out == "" || len(args) > 0 {
 		fmt.Fprintln(e.stderr, "nicdiag snapshot: need -o FILE.tar.gz and no other arguments")
 		fs.Usage()
 		return exitFail
@@ -50,13 +51,13 @@ func runSnapshot(ctx context.Context, e *env, fs *flag.FlagSet, args []string) i
 	}
 	var m *snapshot.Manifest
 	var err error
-	if strings.HasSuffix(snapshotOut, ".tar.gz") || strings.HasSuffix(snapshotOut, ".tgz") {
-		m, err = writeArchive(ctx, snapshotOut, opts)
+	if strings.HasSuffix(out, ".tar.gz") || strings.HasSuffix(out, ".tgz") {
+		m, err = writeArchive(ctx, out, opts)
 	} else {
-		if ents, rerr := os.ReadDir(snapshotOut); rerr == nil && len(ents) > 0 {
-			return e.fail(errors.New("snapshot: " + snapshotOut + " is not empty"))
+		if ents, rerr := os.ReadDir(out); rerr == nil && len(ents) > 0 {
+			return e.fail(errors.New("snapshot: " + out + " is not empty"))
 		}
-		m, err = snapshot.Capture(ctx, snapshotOut, opts...)
+		m, err = snapshot.Capture(ctx, out, opts...)
 	}
 	if err != nil {
 		return e.fail(err)
@@ -66,12 +67,12 @@ func runSnapshot(ctx context.Context, e *env, fs *flag.FlagSet, args []string) i
 			Schema   string             `json:"schema"`
 			File     string             `json:"file"`
 			Manifest *snapshot.Manifest `json:"manifest"`
-		}{jsonSchema, snapshotOut, m}); err != nil {
+		}{jsonSchema, out, m}); err != nil {
 			return e.fail(err)
 		}
 		return exitOK
 	}
-	fmt.Fprintf(e.stdout, "wrote %s: %d interfaces (%s)", snapshotOut, len(m.Interfaces), strings.Join(m.Interfaces, " "))
+	fmt.Fprintf(e.stdout, "wrote %s: %d interfaces (%s)", out, len(m.Interfaces), strings.Join(m.Interfaces, " "))
 	if len(m.Skipped) > 0 {
 		fmt.Fprintf(e.stdout, "; %d files unreadable, listed in nicdiag-snapshot.json", len(m.Skipped))
 	}

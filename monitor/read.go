@@ -1,4 +1,4 @@
-package report
+package monitor
 
 import (
 	"bufio"
@@ -16,10 +16,10 @@ import (
 
 // Limits that keep a hostile or runaway record from exhausting memory.
 const (
-	// MaxLineBytes is the longest record line Read accepts.
+	// MaxLineBytes is the longest record line ReadRecord accepts.
 	MaxLineBytes = 4 << 20
-	// MaxSamples is the most samples Read accepts (a day at one per second
-	// is 86,400).
+	// MaxSamples is the most samples ReadRecord accepts (a day at one per
+	// second is 86,400).
 	MaxSamples = 200_000
 	// MaxCPUs is the most distinct CPU ids a record may name.
 	MaxCPUs = 8192
@@ -30,34 +30,30 @@ const (
 	maxInterval = 86400
 )
 
-// ErrEmpty is returned (wrapped) when a record holds no sample.
-var ErrEmpty = errors.New("report: the record holds no sample")
-
-// Record is one monitored run: the samples in order and the summary
-// (verdicts) written at the end.
+// Record is one monitored run as read back from its record: the samples in
+// order and the summary (verdicts) written at the end.
 type Record struct {
-	// Source names the record in the page (ReadFile sets the file's base
-	// name); may be empty.
+	// Source names the record (ReadRecordFile sets the file's base name;
+	// report shows it); may be empty.
 	Source string
 	// Samples are the intervals in the order they were taken.
 	Samples []irq.Sample
-	// Summary is the verdict over the run. Read fills it with
-	// irq.Summarize(Samples) when the record has none; Render does the
-	// same, without changing the Record, when it is nil.
+	// Summary is the verdict over the run. ReadRecord fills it with
+	// irq.Summarize(Samples) when the record has none; report.Render does
+	// the same, without changing the Record, when it is nil.
 	Summary *irq.Summary
 	// Run is what the record's start and summary lines say about the run
 	// beyond its samples.
-	Run Run
-	// Notes say what a reader of the page should know about the record
-	// itself: that it was cut short, that the summary was recomputed, what
-	// was skipped.
+	Run RunInfo
+	// Notes say what a reader should know about the record itself: that
+	// it was cut short, that the summary was recomputed, what was skipped.
 	Notes []string
 
 	schemaNoted bool
 }
 
-// Run describes how a monitored run was made and how it ended.
-type Run struct {
+// RunInfo describes how a monitored run was made and how it ended.
+type RunInfo struct {
 	// Command is the argv of the command monitor ran (the start line's
 	// "command", or the summary's "command.argv"); empty when none.
 	Command []string
@@ -71,12 +67,8 @@ type Run struct {
 	Interrupted bool
 }
 
-// Schema is the record schema this package reads. Lines carrying another
-// "schema" are still read, with a note.
-const Schema = "nicdiag/v1"
-
-// startLine is the record's first line (type "start").
-type startLine struct {
+// readStart is what ReadRecord takes from a start line.
+type readStart struct {
 	Command []string `json:"command"`
 }
 
@@ -90,15 +82,15 @@ type summaryExtra struct {
 	Interrupted bool `json:"interrupted"`
 }
 
-// ReadFile reads the record at path (see Read) and sets Source to the
-// file's base name.
-func ReadFile(path string) (*Record, error) {
+// ReadRecordFile reads the record at path (see ReadRecord) and sets Source
+// to the file's base name. Errors name the path.
+func ReadRecordFile(path string) (*Record, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	rec, err := Read(f)
+	rec, err := ReadRecord(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -106,22 +98,22 @@ func ReadFile(path string) (*Record, error) {
 	return rec, nil
 }
 
-// Read decodes a record as `nicdiag monitor --record` writes it: JSON
-// lines, a "start" object, one "sample" object per interval (irq.Sample's
-// fields) and a final "summary" object (irq.Summary's fields, plus
-// "command" and "interrupted"). A line is recognised by its "type" field;
-// for records written by other tools also by a wrapper ({"sample": {...}}
-// or {"summary": {...}}) or by its fields ("findings" makes a summary;
-// "cpus" or "interval_s" a sample). Blank lines are ignored; objects of
-// another type are skipped with a note.
+// ReadRecord decodes a record as Writer (and so `nicdiag monitor --record`)
+// writes it: JSON lines, a "start" object, one "sample" object per interval
+// (irq.Sample's fields) and a final "summary" object (irq.Summary's fields,
+// plus "command" and "interrupted"). A line is recognised by its "type"
+// field; for records written by other tools also by a wrapper ({"sample":
+// {...}} or {"summary": {...}}) or by its fields ("findings" makes a
+// summary; "cpus" or "interval_s" a sample). Blank lines are ignored;
+// objects of another type are skipped with a note.
 //
 // A last line that is cut short (no newline, not valid JSON), as when the
 // monitor was stopped mid-write, is dropped with a note and the samples
-// before it are kept. Any other malformed line is an error naming the
-// line. A record without a sample returns an error wrapping ErrEmpty. When
-// the record has no summary, Read computes one from the samples and says
-// so in Notes.
-func Read(r io.Reader) (*Record, error) {
+// before it are kept. Any other malformed line is an error naming the line
+// and wrapping ErrMalformed. A record without a sample returns an error
+// wrapping ErrEmpty. When the record has no summary, ReadRecord computes
+// one from the samples and says so in Notes.
+func ReadRecord(r io.Reader) (*Record, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	rec := &Record{}
 	cpus := map[int]bool{}
@@ -130,6 +122,9 @@ func Read(r io.Reader) (*Record, error) {
 	for lineNo := 1; ; lineNo++ {
 		line, complete, err := readLine(br, &buf)
 		if err != nil && !errors.Is(err, io.EOF) {
+			if errors.Is(err, errLong) {
+				return nil, &lineError{lineNo, err}
+			}
 			return nil, fmt.Errorf("line %d: %w", lineNo, err)
 		}
 		if len(line) == 0 && errors.Is(err, io.EOF) {
@@ -149,7 +144,7 @@ func Read(r io.Reader) (*Record, error) {
 				break
 			}
 			if err := rec.decodeLine(t, lineNo, cpus, queues); err != nil {
-				return nil, fmt.Errorf("line %d: %w", lineNo, err)
+				return nil, &lineError{lineNo, err}
 			}
 		}
 		if errors.Is(err, io.EOF) {
@@ -171,6 +166,9 @@ func Read(r io.Reader) (*Record, error) {
 	return rec, nil
 }
 
+// errLong is a line over MaxLineBytes.
+var errLong = fmt.Errorf("longer than %d bytes: not a monitor record", MaxLineBytes)
+
 // readLine returns the next line without its line ending, and whether it
 // ended with a newline. err is io.EOF at the end of input.
 func readLine(br *bufio.Reader, buf *[]byte) (line []byte, complete bool, err error) {
@@ -179,7 +177,7 @@ func readLine(br *bufio.Reader, buf *[]byte) (line []byte, complete bool, err er
 		chunk, err := br.ReadSlice('\n')
 		*buf = append(*buf, chunk...)
 		if len(*buf) > MaxLineBytes {
-			return nil, false, fmt.Errorf("longer than %d bytes: not a monitor record", MaxLineBytes)
+			return nil, false, errLong
 		}
 		switch {
 		case errors.Is(err, bufio.ErrBufferFull):
@@ -243,7 +241,7 @@ func (rec *Record) decodeLine(line []byte, lineNo int, cpus map[int]bool, queues
 	}
 	switch kind {
 	case "start":
-		var st startLine
+		var st readStart
 		if err := json.Unmarshal(body, &st); err != nil {
 			return fmt.Errorf("start: %v", err)
 		}

@@ -1,0 +1,94 @@
+package monitor
+
+import (
+	"io"
+	"os/exec"
+	"slices"
+	"time"
+
+	"github.com/nicdiag/nicdiag/finding"
+	"github.com/nicdiag/nicdiag/irq"
+)
+
+// Option configures Start.
+type Option func(*options)
+
+type options struct {
+	interval   time.Duration
+	duration   time.Duration
+	irq        []irq.Option
+	cmd        *exec.Cmd
+	record     io.Writer
+	recordFile string
+	findings   []finding.Finding
+}
+
+func newOptions(opts []Option) options {
+	o := options{interval: time.Second}
+	for _, f := range opts {
+		if f != nil {
+			f(&o)
+		}
+	}
+	return o
+}
+
+// WithInterval sets the time between samples (default 1s). Start refuses
+// one that is not positive (ErrInterval).
+func WithInterval(d time.Duration) Option {
+	return func(o *options) { o.interval = d }
+}
+
+// WithDuration ends sampling d after Start; 0 (the default) samples until
+// Stop, the context given to Start is done, or the command exits. With a
+// command still running when d has passed, Stop waits for it.
+func WithDuration(d time.Duration) Option {
+	return func(o *options) { o.duration = d }
+}
+
+// WithRoot samples the host tree under dir (a snapshot directory) instead
+// of the live host. A snapshot's counters do not move, so every rate is 0:
+// what tests and examples want. Per-queue counters are not read there. The
+// command of WithCommand still runs on the live host.
+func WithRoot(dir string) Option {
+	return func(o *options) { o.irq = append(o.irq, irq.WithRoot(dir)) }
+}
+
+// WithNetns reads the NICs' packet counters in the network namespace whose
+// file is at path (see irq.WithNetns): for NICs that live in a namespace
+// other than the caller's, such as a veth pair of a test bed.
+func WithNetns(path string) Option {
+	return func(o *options) { o.irq = append(o.irq, irq.WithNetns(path)) }
+}
+
+// WithCommand runs cmd while sampling: Start starts it (after the first
+// reading, so the window covers it from its start), and the run ends when
+// it exits. Set its Stdin, Stdout and Stderr as wanted; leave it unstarted,
+// and build it with exec.Command rather than exec.CommandContext: when the
+// context given to Start is done, Stop passes SIGINT on to the command if
+// it is still running 100ms later (the terminal's Ctrl-C reaches it
+// directly), and kills it 5s after that.
+func WithCommand(cmd *exec.Cmd) Option {
+	return func(o *options) { o.cmd = cmd }
+}
+
+// WithRecord writes the run's record to w as JSON lines (see Writer): the
+// start line in Start, each sample as it is taken, the summary in Stop. A
+// write error ends the record there; Stop reports it (RecordError).
+func WithRecord(w io.Writer) Option {
+	return func(o *options) { o.record = w }
+}
+
+// WithRecordFile writes the record (see WithRecord) to the file at path,
+// which Start creates (or truncates) and Stop closes. It replaces
+// WithRecord.
+func WithRecordFile(path string) Option {
+	return func(o *options) { o.recordFile = path }
+}
+
+// WithFindings adds findings made before the run, such as the static queue
+// and IRQ placement verdicts of nicdiag's Host.Check, to the run's
+// verdicts: Result.Summary.Findings holds both, worst first.
+func WithFindings(fs ...finding.Finding) Option {
+	return func(o *options) { o.findings = append(o.findings, slices.Clone(fs)...) }
+}

@@ -1,0 +1,260 @@
+package monitor
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"sync"
+
+	"github.com/nicdiag/nicdiag/finding"
+	"github.com/nicdiag/nicdiag/irq"
+	"github.com/nicdiag/nicdiag/nicinfo"
+)
+
+// Run is a monitored run in progress: Start begins it, Next hands out its
+// samples, Stop ends it. Its methods are safe for concurrent use.
+type Run struct {
+	o       options
+	ctx     context.Context // Start's: done means interrupted
+	cancel  context.CancelFunc
+	sampler *irq.Sampler
+	rec     recorder
+	cmd     *exec.Cmd
+	cmdDone <-chan CommandResult
+	looped  chan struct{} // closed when sampling has ended
+
+	mu      sync.Mutex
+	samples []irq.Sample
+	queues  []irq.NICQueues
+	next    int           // the next sample Next hands out
+	wake    chan struct{} // closed at each new sample and at the end
+	ended   bool
+	err     error // why sampling failed; nil when it ended normally
+
+	stopOnce sync.Once
+	result   *Result
+	stopErr  error
+}
+
+// Result is what a run found.
+type Result struct {
+	// Summary holds the window's averages and verdicts (irq.Summarize),
+	// with the findings of WithFindings, worst first.
+	Summary irq.Summary
+	// Samples are the intervals in the order they were taken.
+	Samples []irq.Sample
+	// Queues is the NIC → IRQ map sampled at the end.
+	Queues []irq.NICQueues
+	// Command is how the command of WithCommand ended; nil without one.
+	Command *CommandResult
+	// Interrupted is true when the context given to Start was done by the
+	// end of the run (Ctrl-C): the verdicts cover what was sampled.
+	Interrupted bool
+}
+
+// Record returns the run as ReadRecord would read its record back, for
+// report.Render and report.WriteFile. Source is empty.
+func (r *Result) Record() *Record {
+	sum := r.Summary
+	rec := &Record{Samples: r.Samples, Summary: &sum, Run: RunInfo{Interrupted: r.Interrupted}}
+	if r.Command != nil {
+		code := r.Command.ExitCode
+		rec.Run.Command, rec.Run.ExitCode, rec.Run.CommandError = r.Command.Argv, &code, r.Command.Error
+	}
+	return rec
+}
+
+// Start takes the first reading of the counters, maps the queues of nics
+// to their IRQs (nics may be empty: CPU load is still sampled), opens the
+// record and writes its start line, starts the command, and samples in the
+// background every interval until Stop. When ctx is done the run ends, as
+// interrupted. Start fails when the interval is not positive
+// (ErrInterval), the first reading fails, the record file cannot be
+// created, or the command cannot be started (ErrCommandStart).
+func Start(ctx context.Context, nics []nicinfo.NIC, opts ...Option) (*Run, error) {
+	o := newOptions(opts)
+	if o.interval <= 0 {
+		return nil, ErrInterval
+	}
+	s, err := irq.NewSampler(ctx, nics, append(slices.Clone(o.irq), irq.WithInterval(o.interval))...)
+	if err != nil {
+		return nil, err
+	}
+	r := &Run{o: o, ctx: ctx, sampler: s, cmd: o.cmd, looped: make(chan struct{}), wake: make(chan struct{}),
+		queues: slices.Clone(s.Queues())}
+	if err := r.rec.open(o); err != nil {
+		return nil, err
+	}
+	var argv []string
+	if o.cmd != nil {
+		argv = o.cmd.Args
+	}
+	r.rec.write(func(w *Writer) error { return w.WriteStart(o.interval, argv, r.queues) })
+	sctx, cancel := context.WithCancel(ctx)
+	r.cancel = cancel
+	if o.duration > 0 {
+		var cancelTimeout context.CancelFunc
+		sctx, cancelTimeout = context.WithTimeout(sctx, o.duration)
+		r.cancel = func() { cancelTimeout(); cancel() }
+	}
+	if o.cmd != nil {
+		if r.cmdDone, err = startCommand(o.cmd, cancel); err != nil {
+			r.cancel()
+			r.rec.close()
+			return nil, err
+		}
+	}
+	go r.loop(sctx)
+	return r, nil
+}
+
+// loop samples until ctx is done or the sampler fails; a failure ends the
+// command too, which must not run on unwatched.
+func (r *Run) loop(ctx context.Context) {
+	defer close(r.looped)
+	for {
+		x, err := r.sampler.Next(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				err = nil
+			} else if r.cmd != nil {
+				_ = r.cmd.Process.Kill()
+			}
+			r.mu.Lock()
+			r.ended, r.err = true, err
+			r.signal()
+			r.mu.Unlock()
+			return
+		}
+		r.rec.write(func(w *Writer) error { return w.WriteSample(x) })
+		r.mu.Lock()
+		r.samples = append(r.samples, x)
+		r.queues = slices.Clone(r.sampler.Queues())
+		r.signal()
+		r.mu.Unlock()
+	}
+}
+
+// signal wakes the callers waiting in Next; r.mu is held.
+func (r *Run) signal() {
+	close(r.wake)
+	r.wake = make(chan struct{})
+}
+
+// Next returns the next sample, waiting for it to be taken: every sample
+// once, in order, also those taken before the call. Once the run has ended
+// and every sample has been returned it returns ErrDone, or the error that
+// ended sampling (the counters could not be read; the command, if any, has
+// been killed). It returns ctx.Err() when ctx is done first.
+func (r *Run) Next(ctx context.Context) (irq.Sample, error) {
+	for {
+		r.mu.Lock()
+		if r.next < len(r.samples) {
+			x := r.samples[r.next]
+			r.next++
+			r.mu.Unlock()
+			return x, nil
+		}
+		if r.ended {
+			err := r.err
+			r.mu.Unlock()
+			if err == nil {
+				err = ErrDone
+			}
+			return irq.Sample{}, err
+		}
+		wake := r.wake
+		r.mu.Unlock()
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return irq.Sample{}, ctx.Err()
+		}
+	}
+}
+
+// Queues returns the NIC → IRQ map in use: the one of the latest reading.
+func (r *Run) Queues() []irq.NICQueues {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.queues
+}
+
+// Stop ends sampling (a partial interval is dropped), waits for the
+// command (see WithCommand: without an interruption it waits for the
+// command to exit by itself), summarizes the window, writes the record's
+// summary line and closes a record file. Calling it again returns the same.
+//
+// When sampling failed, Stop returns that error and no Result, and writes
+// no summary. When only the record could not be written, it returns the
+// Result and a *RecordError.
+func (r *Run) Stop() (*Result, error) {
+	r.stopOnce.Do(func() { r.result, r.stopErr = r.stop() })
+	return r.result, r.stopErr
+}
+
+func (r *Run) stop() (*Result, error) {
+	r.cancel()
+	<-r.looped
+	var cr *CommandResult
+	if r.cmd != nil {
+		cr = waitCommand(r.ctx, r.cmd, r.cmdDone)
+	}
+	r.mu.Lock()
+	samples, queues, failed := r.samples, r.queues, r.err
+	r.mu.Unlock()
+	if failed != nil {
+		r.rec.close()
+		return nil, failed
+	}
+	res := &Result{Summary: irq.Summarize(samples), Samples: samples, Queues: queues, Command: cr,
+		Interrupted: r.ctx.Err() != nil}
+	res.Summary.Findings = append(res.Summary.Findings, r.o.findings...)
+	finding.Sort(res.Summary.Findings)
+	r.rec.write(func(w *Writer) error { return w.WriteSummary(res) })
+	r.rec.close()
+	if r.rec.err != nil {
+		return res, &RecordError{Err: r.rec.err}
+	}
+	return res, nil
+}
+
+// recorder writes a run's record; the first error ends it.
+type recorder struct {
+	w   *Writer
+	f   *os.File // the file of WithRecordFile, closed at the end
+	err error
+}
+
+func (rc *recorder) open(o options) error {
+	var w io.Writer = o.record
+	if o.recordFile != "" {
+		f, err := os.Create(o.recordFile)
+		if err != nil {
+			return err
+		}
+		rc.f, w = f, f
+	}
+	if w != nil {
+		rc.w = NewWriter(w)
+	}
+	return nil
+}
+
+func (rc *recorder) write(f func(*Writer) error) {
+	if rc.w == nil || rc.err != nil {
+		return
+	}
+	rc.err = f(rc.w)
+}
+
+func (rc *recorder) close() {
+	if rc.f != nil {
+		if err := rc.f.Close(); err != nil && rc.err == nil {
+			rc.err = err
+		}
+		rc.f = nil
+	}
+}
