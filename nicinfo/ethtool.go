@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/nicdiag/nicdiag/internal/fsroot"
@@ -39,21 +37,16 @@ func (f fileEthtool) Answers(ctx context.Context, iface string) (*EthtoolAnswers
 	if !validIfaceName(iface) {
 		return nil, fmt.Errorf("%w: interface name %q", ErrMalformed, clip(iface))
 	}
-	p := f.root.Path("/ethtool/" + iface + ".json")
-	fh, err := os.Open(p)
-	if errors.Is(err, fs.ErrNotExist) {
+	// Through the root: a symlink out of the snapshot is ErrEscape and a
+	// FIFO is refused without blocking, as for every sysfs file.
+	b, err := f.root.ReadFileMax("/ethtool/"+iface+".json", maxEthtoolJSON)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("ethtool/%s.json: %w", iface, ErrNoAnswers)
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	b, err := io.ReadAll(io.LimitReader(fh, maxEthtoolJSON+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > maxEthtoolJSON {
+	case errors.Is(err, fsroot.ErrTooLarge):
 		return nil, fmt.Errorf("ethtool/%s.json: %w: larger than %d bytes", iface, ErrMalformed, maxEthtoolJSON)
+	case err != nil:
+		return nil, err
 	}
 	return ParseEthtoolAnswers(b)
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -157,8 +156,7 @@ func (r *reader) readPCIeLink(ctx context.Context, f *PCIFunction) {
 // checkConfig names config space bytes that could not be read: without
 // root the kernel gives the first 64 of 256 or 4096.
 func (r *reader) checkConfig(dir string) {
-	p := r.root.Path(dir + "/config")
-	fh, err := os.Open(p)
+	fh, err := r.root.Open(dir + "/config")
 	if err != nil {
 		r.missing("pci.config", err)
 		return

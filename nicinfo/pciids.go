@@ -336,35 +336,49 @@ var pciIDsCandidates = []string{
 
 // loadPCINames finds pci.ids (explicit, else in the snapshot root, else on
 // the host; see WithPCIIDs) and reads the names for q. With no file it
-// returns an error wrapping ErrNoPCIIDs.
+// returns an error wrapping ErrNoPCIIDs. Every candidate is opened through
+// fsroot: the snapshot's own inside the snapshot (a symlink out of it is
+// ErrEscape, not a quiet read of the host's file), the host's and an
+// explicit one as host files; none may be a FIFO or other non-regular file.
 func loadPCINames(root fsroot.Root, explicit string, q *PCIQuery) (*PCINames, error) {
-	var paths []string
+	type candidate struct {
+		name string // the file as the messages and Source name it
+		open func() (*os.File, error)
+	}
+	var cands []candidate
 	if explicit != "" {
-		paths = []string{explicit}
+		cands = []candidate{{explicit, func() (*os.File, error) { return fsroot.OpenFile(explicit) }}}
 	} else {
+		host := fsroot.New("/")
 		if !root.Live() {
 			for _, c := range pciIDsCandidates {
-				paths = append(paths, root.Path(c))
+				cands = append(cands, candidate{root.Path(c), func() (*os.File, error) { return root.Open(c) }})
 			}
 		}
-		paths = append(paths, pciIDsCandidates...)
+		for _, c := range pciIDsCandidates {
+			cands = append(cands, candidate{c, func() (*os.File, error) { return host.Open(c) }})
+		}
 	}
-	for _, p := range paths {
-		f, err := os.Open(p)
+	for _, c := range cands {
+		f, err := c.open()
 		if errors.Is(err, fs.ErrNotExist) && explicit == "" {
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		names, err := readPCIIDs(f, p, q)
+		names, err := readPCIIDs(f, c.name, q)
 		f.Close()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
+			return nil, fmt.Errorf("%s: %w", c.name, err)
 		}
 		return names, nil
 	}
-	return nil, fmt.Errorf("%w (searched %s)", ErrNoPCIIDs, strings.Join(paths, ", "))
+	searched := make([]string, len(cands))
+	for i, c := range cands {
+		searched[i] = c.name
+	}
+	return nil, fmt.Errorf("%w (searched %s)", ErrNoPCIIDs, strings.Join(searched, ", "))
 }
 
 func readPCIIDs(f *os.File, p string, q *PCIQuery) (*PCINames, error) {
