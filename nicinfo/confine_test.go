@@ -224,3 +224,31 @@ func TestNoNetdevKeepsGHWOutOfHostileSnapshot(t *testing.T) {
 		})
 	}
 }
+
+// Escape sequences in a hand-made snapshot's pci.ids, ethtool answers and
+// sysfs attributes do not reach the record (and so the terminal).
+func TestControlCharactersDropped(t *testing.T) {
+	dir := copyTree(t, needSnap(t, "virtio-kvm"))
+	ids := "1af4  Red\x1b[2J Hat\n\t1041  Virtio\x1b]0;pwned\x07 NIC\nC 02  Network controller\n\t00  Ethernet controller\n"
+	for p, c := range map[string]string{
+		"usr/share/misc/pci.ids":    ids,
+		"ethtool/eth0.json":         `{"schema":1,"driver":"virtio\u001b[31m_net","firmware_version":"1.0\r\u009b2K","errors":{"channels":"no\u202e such"}}`,
+		virtioFn + "/local_cpulist": "0-1\x1b[A\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := Get(context.Background(), "eth0", WithRoot(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.PCI.VendorName != "Red[2J Hat" || n.PCI.DeviceName != "Virtio]0;pwned NIC" || n.Driver != "virtio[31m_net" ||
+		n.FirmwareVersion != "1.02K" || n.LocalCPUs != "0-1[A" || !hasMissing(n, "ethtool.channels: no such") {
+		t.Errorf("vendor %q device %q driver %q firmware %q cpus %q missing %q",
+			n.PCI.VendorName, n.PCI.DeviceName, n.Driver, n.FirmwareVersion, n.LocalCPUs, n.Missing)
+	}
+}

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/nicdiag/nicdiag/internal/text"
 )
 
 // devicesTSV is the known-device table; its header comment documents the
@@ -255,7 +257,7 @@ func parseDeviceRow(f []string) (KnownDevice, error) {
 	case "usb":
 		d.Bus = BusUSB
 	default:
-		return d, fmt.Errorf("bus %q: want pci or usb", clipField(col(0)))
+		return d, fmt.Errorf("bus %q: want pci or usb", text.Clip(col(0)))
 	}
 	var err error
 	if d.VendorID, err = parseID(col(1)); err != nil {
@@ -265,16 +267,16 @@ func parseDeviceRow(f []string) (KnownDevice, error) {
 		return d, fmt.Errorf("device: %w", err)
 	}
 	if d.Chip = col(3); !printable(d.Chip) {
-		return d, fmt.Errorf("chip %q: want printable text", clipField(d.Chip))
+		return d, fmt.Errorf("chip %q: want printable text", text.Clip(d.Chip))
 	}
 	if d.Family = col(4); !printable(d.Family) {
-		return d, fmt.Errorf("family %q: want printable text", clipField(d.Family))
+		return d, fmt.Errorf("family %q: want printable text", text.Clip(d.Family))
 	}
 	switch k := FunctionKind(col(5)); k {
 	case KindPF, KindVF, KindVirtual:
 		d.Kind = k
 	default:
-		return d, fmt.Errorf("kind %q: want pf, vf or virtual", clipField(col(5)))
+		return d, fmt.Errorf("kind %q: want pf, vf or virtual", text.Clip(col(5)))
 	}
 	if d.Ports, err = parseCount(col(6), 64); err != nil {
 		return d, fmt.Errorf("ports: %w", err)
@@ -291,7 +293,7 @@ func parseDeviceRow(f []string) (KnownDevice, error) {
 	if s := col(9); s != "" {
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil || !slices.Contains([]float64{2.5, 5, 8, 16, 32, 64}, v) {
-			return d, fmt.Errorf("pcie_gts %q: want 2.5, 5, 8, 16, 32 or 64", clipField(s))
+			return d, fmt.Errorf("pcie_gts %q: want 2.5, 5, 8, 16, 32 or 64", text.Clip(s))
 		}
 		d.PCIeGTs = v
 	}
@@ -305,19 +307,19 @@ func parseDeviceRow(f []string) (KnownDevice, error) {
 	case Discrete, Chipset, SoC:
 		d.Integrated = i
 	default:
-		return d, fmt.Errorf("integrated %q: want no, chipset or soc", clipField(col(11)))
+		return d, fmt.Errorf("integrated %q: want no, chipset or soc", text.Clip(col(11)))
 	}
 	if d.Bus == BusUSB && (d.PCIeGTs != 0 || d.PCIeWidth != 0) {
 		return d, fmt.Errorf("a usb row has no pcie_gts or pcie_width")
 	}
 	for _, drv := range strings.Split(col(12), ",") {
 		if !driverName(drv) {
-			return d, fmt.Errorf("drivers %q: want a comma list of module names", clipField(col(12)))
+			return d, fmt.Errorf("drivers %q: want a comma list of module names", text.Clip(col(12)))
 		}
 		d.Drivers = append(d.Drivers, drv)
 	}
 	if d.Source = col(13); !printable(d.Source) {
-		return d, fmt.Errorf("source %q: want a citation", clipField(d.Source))
+		return d, fmt.Errorf("source %q: want a citation", text.Clip(d.Source))
 	}
 	return d, nil
 }
@@ -325,7 +327,7 @@ func parseDeviceRow(f []string) (KnownDevice, error) {
 // parseID parses four lower-case hex digits.
 func parseID(s string) (uint16, error) {
 	if len(s) != 4 {
-		return 0, fmt.Errorf("%q: want 4 hex digits", clipField(s))
+		return 0, fmt.Errorf("%q: want 4 hex digits", text.Clip(s))
 	}
 	var v uint16
 	for _, c := range []byte(s) {
@@ -347,12 +349,12 @@ func parseCount(s string, max int) (int, error) {
 		return 0, nil
 	}
 	if len(s) > 10 {
-		return 0, fmt.Errorf("%q: want a number from 1 to %d", clipField(s), max)
+		return 0, fmt.Errorf("%q: want a number from 1 to %d", text.Clip(s), max)
 	}
 	v := 0
 	for _, c := range []byte(s) {
 		if c < '0' || c > '9' {
-			return 0, fmt.Errorf("%q: want a number from 1 to %d", clipField(s), max)
+			return 0, fmt.Errorf("%q: want a number from 1 to %d", text.Clip(s), max)
 		}
 		v = v*10 + int(c-'0')
 	}
@@ -386,12 +388,4 @@ func printable(s string) bool {
 		}
 	}
 	return true
-}
-
-// clipField keeps error messages short for long garbage fields.
-func clipField(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "..."
-	}
-	return s
 }

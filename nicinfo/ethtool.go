@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/nicdiag/nicdiag/internal/fsroot"
+	"github.com/nicdiag/nicdiag/internal/text"
 )
 
 // EthtoolSource answers the ethtool questions for one interface. The live
@@ -35,7 +36,7 @@ func (f fileEthtool) Answers(ctx context.Context, iface string) (*EthtoolAnswers
 		return nil, err
 	}
 	if !validIfaceName(iface) {
-		return nil, fmt.Errorf("%w: interface name %q", ErrMalformed, clip(iface))
+		return nil, fmt.Errorf("%w: interface name %q", ErrMalformed, text.Clip(iface))
 	}
 	// Through the root: a symlink out of the snapshot is ErrEscape and a
 	// FIFO is refused without blocking, as for every sysfs file.
@@ -71,7 +72,31 @@ func ParseEthtoolAnswers(b []byte) (*EthtoolAnswers, error) {
 			return nil, fmt.Errorf("%w: ethtool speed %d", ErrMalformed, l.SpeedMbps)
 		}
 	}
+	a.clean()
 	return &a, nil
+}
+
+// clean drops the control characters a hand-made ethtool/IFACE.json could
+// hold from the strings that end up in output.
+func (a *EthtoolAnswers) clean() {
+	for _, s := range []*string{&a.Driver, &a.Version, &a.FirmwareVersion, &a.BusInfo, &a.PermAddr} {
+		*s = text.Clean(*s)
+	}
+	if l := a.Link; l != nil {
+		l.Duplex, l.Port, l.Source = text.Clean(l.Duplex), text.Clean(l.Port), text.Clean(l.Source)
+		for _, modes := range [][]string{l.Supported, l.Advertised} {
+			for i := range modes {
+				modes[i] = text.Clean(modes[i])
+			}
+		}
+	}
+	if len(a.Errors) > 0 {
+		errs := make(map[string]string, len(a.Errors))
+		for k, v := range a.Errors {
+			errs[text.Clean(k)] = text.Clean(v)
+		}
+		a.Errors = errs
+	}
 }
 
 // validIfaceName is what the kernel accepts as a netdev name.

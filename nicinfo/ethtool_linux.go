@@ -8,6 +8,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/nicdiag/nicdiag/internal/text"
 	"github.com/safchain/ethtool"
 	"golang.org/x/sys/unix"
 )
@@ -93,7 +94,7 @@ func (l *liveEthtool) Answers(ctx context.Context, iface string) (*EthtoolAnswer
 		return nil, err
 	}
 	if !validIfaceName(iface) {
-		return nil, fmt.Errorf("%w: interface name %q", ErrMalformed, clip(iface))
+		return nil, fmt.Errorf("%w: interface name %q", ErrMalformed, text.Clip(iface))
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nicdiag/nicdiag/internal/text"
 	"github.com/nicdiag/nicdiag/pcie"
 )
 
@@ -39,7 +40,7 @@ func List(ctx context.Context, opts ...Option) ([]NIC, error) {
 func Get(ctx context.Context, name string, opts ...Option) (*NIC, error) {
 	o := buildOptions(opts)
 	if !isNetdev(o, name) {
-		return nil, fmt.Errorf("nicinfo: %q: %w", clip(name), ErrNoInterface)
+		return nil, fmt.Errorf("nicinfo: %q: %w", text.Clip(name), ErrNoInterface)
 	}
 	nics, err := build(ctx, o, []string{name})
 	if err != nil {
@@ -106,7 +107,7 @@ func build(ctx context.Context, o options, ifaces []string) ([]NIC, error) {
 			f := n.PCI
 			q.Add(f.VendorID, f.DeviceID, f.SubsystemVendor, f.SubsystemDevice, f.Class)
 			if a != nil && a.BusInfo != "" && !strings.EqualFold(a.BusInfo, string(bdf)) {
-				n.Warnings = append(n.Warnings, fmt.Sprintf("ethtool bus-info %q is not the PCI function sysfs names (%s)", clip(a.BusInfo), bdf))
+				n.Warnings = append(n.Warnings, fmt.Sprintf("ethtool bus-info %q is not the PCI function sysfs names (%s)", text.Clip(a.BusInfo), bdf))
 			}
 		}
 	}

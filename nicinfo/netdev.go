@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/nicdiag/nicdiag/internal/fsroot"
+	"github.com/nicdiag/nicdiag/internal/text"
 	"github.com/nicdiag/nicdiag/pcie"
 )
 
@@ -19,6 +20,20 @@ type reader struct {
 
 func (r *reader) missing(field string, err error) {
 	r.nic.Missing = append(r.nic.Missing, field+": "+reason(err))
+}
+
+// readText reads an attribute that ends up in output (a MAC, an operstate,
+// a uevent) without the control characters a hand-made snapshot could put
+// in it.
+func (r *reader) readText(p string) (string, error) {
+	s, err := r.root.ReadString(p)
+	return text.Clean(s), err
+}
+
+// readLinkBase is LinkBase for a name that ends up in output (a driver).
+func (r *reader) readLinkBase(p string) (string, error) {
+	s, err := r.root.LinkBase(p)
+	return text.Clean(s), err
 }
 
 // reason words an error without the root's directory, so that a snapshot and
@@ -54,7 +69,7 @@ func (r *reader) readNetdev(name string) (devPath string) {
 	} else {
 		n.Index = int(v)
 	}
-	if s, err := r.root.ReadString(dir + "/address"); err != nil {
+	if s, err := r.readText(dir + "/address"); err != nil {
 		r.missing("mac", err)
 	} else {
 		n.MAC = s
@@ -64,14 +79,14 @@ func (r *reader) readNetdev(name string) (devPath string) {
 	} else {
 		n.MTU = int(v)
 	}
-	if s, err := r.root.ReadString(dir + "/operstate"); err != nil {
+	if s, err := r.readText(dir + "/operstate"); err != nil {
 		r.missing("operstate", err)
 	} else {
 		n.OperState = s
 	}
 	r.readQueues(dir + "/queues")
 	r.readSysfsLink(dir)
-	if ue, err := r.root.ReadString(dir + "/uevent"); err == nil {
+	if ue, err := r.readText(dir + "/uevent"); err == nil {
 		for _, l := range strings.Split(ue, "\n") {
 			if v, ok := strings.CutPrefix(l, "DEVTYPE="); ok {
 				n.Kind = strings.TrimSpace(v)
@@ -149,7 +164,7 @@ func (r *reader) readSysfsLink(dir string) {
 // and the kernel path of the PCI function, if any.
 func (r *reader) join(dev string) (bdf pcie.Address, pciDir string) {
 	n := r.nic
-	if drv, err := r.root.LinkBase(dev + "/driver"); err == nil {
+	if drv, err := r.readLinkBase(dev + "/driver"); err == nil {
 		n.Driver = drv // the netdev's driver; ethtool's answer replaces it
 	}
 	for p := dev; p != "/sys/devices" && p != "/" && p != "."; p = path.Dir(p) {
@@ -202,9 +217,9 @@ func (r *reader) readUSB(p, iface string) {
 	} else if f, err := ParseNetSpeed(v); err == nil && f > 0 {
 		u.SpeedMbps = f
 	} else {
-		r.missing("usb.speed", fmt.Errorf("%w: USB speed %q", ErrMalformed, clip(v)))
+		r.missing("usb.speed", fmt.Errorf("%w: USB speed %q", ErrMalformed, text.Clip(v)))
 	}
-	if drv, err := r.root.LinkBase(iface + "/driver"); err == nil {
+	if drv, err := r.readLinkBase(iface + "/driver"); err == nil {
 		u.Driver = drv
 	}
 	r.nic.USB = u

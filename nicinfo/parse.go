@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/nicdiag/nicdiag/internal/text"
 )
 
 // ParseNetSpeed parses /sys/class/net/IFACE/speed. The kernel's "unknown"
@@ -17,11 +19,11 @@ func ParseNetSpeed(s string) (int, error) {
 		return SpeedUnknown, nil
 	}
 	if t == "" || len(t) > 10 {
-		return SpeedUnknown, fmt.Errorf("%w: speed %q", ErrMalformed, clip(s))
+		return SpeedUnknown, fmt.Errorf("%w: speed %q", ErrMalformed, text.Clip(s))
 	}
 	v, err := strconv.ParseUint(t, 10, 32)
 	if err != nil || v > 1<<31-1 {
-		return SpeedUnknown, fmt.Errorf("%w: speed %q", ErrMalformed, clip(s))
+		return SpeedUnknown, fmt.Errorf("%w: speed %q", ErrMalformed, text.Clip(s))
 	}
 	if v == 0 {
 		return SpeedUnknown, nil // "00"
@@ -36,7 +38,7 @@ func ParseDuplex(s string) (string, error) {
 	case "full", "half", "unknown":
 		return t, nil
 	}
-	return "", fmt.Errorf("%w: duplex %q", ErrMalformed, clip(s))
+	return "", fmt.Errorf("%w: duplex %q", ErrMalformed, text.Clip(s))
 }
 
 // ParseQueueDirs counts the rx-N and tx-N entries of a queues/ directory.
@@ -62,7 +64,7 @@ func ParseIRQDir(names []string) ([]int, error) {
 		v, err := strconv.ParseUint(n, 10, 31)
 		if err != nil || !isDec(n) {
 			if bad == nil {
-				bad = fmt.Errorf("%w: msi_irqs entry %q", ErrMalformed, clip(n))
+				bad = fmt.Errorf("%w: msi_irqs entry %q", ErrMalformed, text.Clip(n))
 			}
 			continue
 		}
@@ -87,7 +89,7 @@ func ParseCPUMask(s string) (bool, error) {
 		case isHexByte(c):
 			set = true
 		default:
-			return false, fmt.Errorf("%w: CPU mask %q", ErrMalformed, clip(s))
+			return false, fmt.Errorf("%w: CPU mask %q", ErrMalformed, text.Clip(s))
 		}
 	}
 	return set, nil
@@ -98,11 +100,11 @@ func ParseHexID(s string, bits int) (uint32, error) {
 	t := strings.TrimSpace(s)
 	t = strings.TrimPrefix(strings.TrimPrefix(t, "0x"), "0X")
 	if t == "" || !isHex(t) {
-		return 0, fmt.Errorf("%w: hex ID %q", ErrMalformed, clip(s))
+		return 0, fmt.Errorf("%w: hex ID %q", ErrMalformed, text.Clip(s))
 	}
 	v, err := strconv.ParseUint(t, 16, bits)
 	if err != nil {
-		return 0, fmt.Errorf("%w: hex ID %q wider than %d bits", ErrMalformed, clip(s), bits)
+		return 0, fmt.Errorf("%w: hex ID %q wider than %d bits", ErrMalformed, text.Clip(s), bits)
 	}
 	return uint32(v), nil
 }
@@ -133,12 +135,4 @@ func isDec(s string) bool {
 		}
 	}
 	return true
-}
-
-// clip shortens hostile input before it goes into a message.
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "…"
-	}
-	return s
 }

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nicdiag/nicdiag/internal/text"
 	"github.com/nicdiag/nicdiag/pcie"
 )
 
@@ -37,7 +38,7 @@ func (r *reader) readPCI(ctx context.Context, bdf pcie.Address, dir string) {
 	f.Class = id("class", "pci.class", 24)
 	f.Revision = uint8(id("revision", "pci.revision", 8))
 
-	if drv, err := r.root.LinkBase(dir + "/driver"); err == nil {
+	if drv, err := r.readLinkBase(dir + "/driver"); err == nil {
 		f.Driver = drv
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		r.missing("pci.driver", err)
@@ -50,7 +51,7 @@ func (r *reader) readPCI(ctx context.Context, bdf pcie.Address, dir string) {
 	} else {
 		r.missing("numa_node", fmt.Errorf("%w: %d", ErrMalformed, v))
 	}
-	if s, err := r.root.ReadString(dir + "/local_cpulist"); err != nil {
+	if s, err := r.readText(dir + "/local_cpulist"); err != nil {
 		r.missing("local_cpus", err)
 	} else {
 		n.LocalCPUs = s
@@ -92,7 +93,7 @@ func (r *reader) readSRIOV(f *PCIFunction, dir string) {
 		if a := pcie.Address(pf); a.Valid() {
 			f.PhysFn = a
 		} else {
-			r.missing("pci.physfn", fmt.Errorf("%w: %q", pcie.ErrBadAddress, clip(pf)))
+			r.missing("pci.physfn", fmt.Errorf("%w: %q", pcie.ErrBadAddress, text.Clip(pf)))
 		}
 	}
 	if v, err := r.root.ReadInt(dir + "/sriov_totalvfs"); err == nil && v > 0 && v < 1<<16 {

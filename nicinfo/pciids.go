@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/nicdiag/nicdiag/internal/fsroot"
+	"github.com/nicdiag/nicdiag/internal/text"
 )
 
 // maxPCIIDs bounds a pci.ids file (the 2025 file is 1.4 MB).
@@ -294,7 +295,8 @@ func idName(b []byte, digits int) (uint32, string, bool) {
 	if !ok || len(rest) < 2 || rest[0] != ' ' {
 		return 0, "", false
 	}
-	name := strings.TrimSpace(string(rest[1:]))
+	// A hand-made pci.ids can hold escape sequences; names go to a terminal.
+	name := strings.TrimSpace(text.Clean(string(rest[1:])))
 	if name == "" {
 		return 0, "", false
 	}

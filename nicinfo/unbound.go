@@ -151,7 +151,7 @@ func pciCandidates(ctx context.Context, o options) (cands []NoNetdevFunction, fa
 			cands = []NoNetdevFunction{}
 			for _, d := range info.Devices {
 				if d.Class != nil && d.Class.ID == "02" {
-					cands = append(cands, candidate(pcie.Address(strings.ToLower(d.Address)), d.IOMMUGroup))
+					cands = append(cands, candidate(pcie.Address(strings.ToLower(d.Address)), text.Clean(d.IOMMUGroup)))
 				}
 			}
 			return cands, "", nil
@@ -178,7 +178,7 @@ func pciCandidates(ctx context.Context, o options) (cands []NoNetdevFunction, fa
 		}
 		if c, err := o.root.ReadHex("/sys/bus/pci/devices/" + e + "/class"); err == nil && c>>16 == 0x02 {
 			g, _ := o.root.LinkBase("/sys/bus/pci/devices/" + e + "/iommu_group")
-			cands = append(cands, candidate(a, g))
+			cands = append(cands, candidate(a, text.Clean(g)))
 		}
 	}
 	return cands, fallback, nil
@@ -237,7 +237,7 @@ func fallbackNote(o options, entries []string) string {
 	why := "a device has an unparsable address or an empty or malformed modalias"
 	for _, e := range entries {
 		if !pcie.Address(e).Valid() {
-			why = fmt.Sprintf("entry %q is not a PCI address", clip(e))
+			why = fmt.Sprintf("entry %q is not a PCI address", text.Clip(e))
 			break
 		}
 		m, err := o.root.ReadString("/sys/bus/pci/devices/" + e + "/modalias")
