@@ -32,6 +32,11 @@ func EthtoolFiles(dir string) EthtoolSource {
 type fileEthtool struct{ root fsroot.Root }
 
 func (f fileEthtool) Answers(ctx context.Context, iface string) (*EthtoolAnswers, error) {
+	a, err := f.answers(ctx, iface)
+	return a, wrapErr(err)
+}
+
+func (f fileEthtool) answers(ctx context.Context, iface string) (*EthtoolAnswers, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -90,6 +90,11 @@ func (l *liveEthtool) open() error {
 
 // Answers asks the kernel about iface.
 func (l *liveEthtool) Answers(ctx context.Context, iface string) (*EthtoolAnswers, error) {
+	a, err := l.answers(ctx, iface)
+	return a, wrapErr(err)
+}
+
+func (l *liveEthtool) answers(ctx context.Context, iface string) (*EthtoolAnswers, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -110,7 +115,7 @@ func (l *liveEthtool) Answers(ctx context.Context, iface string) (*EthtoolAnswer
 	}
 	if di, err := l.et.DriverInfo(iface); err != nil {
 		if errors.Is(err, unix.ENODEV) {
-			return nil, fmt.Errorf("ethtool %s: %w", iface, err)
+			return nil, fmt.Errorf("ethtool %s: %w (%w)", iface, ErrNoInterface, err)
 		}
 		fail("driver", err)
 	} else {

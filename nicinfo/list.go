@@ -24,7 +24,7 @@ func List(ctx context.Context, opts ...Option) ([]NIC, error) {
 		return []NIC{}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("nicinfo: listing interfaces: %w", err)
+		return nil, wrapErr(fmt.Errorf("listing interfaces: %w", err))
 	}
 	var ifaces []string
 	for _, name := range names {
@@ -32,7 +32,8 @@ func List(ctx context.Context, opts ...Option) ([]NIC, error) {
 			ifaces = append(ifaces, name) // skips bonding_masters and other plain files
 		}
 	}
-	return build(ctx, o, ifaces)
+	nics, err := build(ctx, o, ifaces)
+	return nics, wrapErr(err)
 }
 
 // Get returns the interface called name. An unknown name gives an error
@@ -40,11 +41,11 @@ func List(ctx context.Context, opts ...Option) ([]NIC, error) {
 func Get(ctx context.Context, name string, opts ...Option) (*NIC, error) {
 	o := buildOptions(opts)
 	if !isNetdev(o, name) {
-		return nil, fmt.Errorf("nicinfo: %q: %w", text.Clip(name), ErrNoInterface)
+		return nil, wrapErr(fmt.Errorf("%q: %w", text.Clip(name), ErrNoInterface))
 	}
 	nics, err := build(ctx, o, []string{name})
 	if err != nil {
-		return nil, err
+		return nil, wrapErr(err)
 	}
 	return &nics[0], nil
 }

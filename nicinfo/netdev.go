@@ -39,6 +39,7 @@ func (r *reader) readLinkBase(p string) (string, error) {
 // reason words an error without the root's directory, so that a snapshot and
 // the host it came from say the same thing.
 func reason(err error) string {
+	err = unwrapPkg(err)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "absent"

@@ -217,5 +217,6 @@ func readAllInto(b []byte, r io.Reader) ([]byte, error) {
 // Without a pci.ids it returns an error wrapping ErrNoPCIIDs.
 func LookupNames(q *PCIQuery, opts ...Option) (*PCINames, error) {
 	o := buildOptions(opts)
-	return loadPCINames(o.root, o.pciIDs, q)
+	names, err := loadPCINames(o.root, o.pciIDs, q)
+	return names, wrapErr(err)
 }

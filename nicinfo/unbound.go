@@ -70,18 +70,18 @@ func (f *NoNetdevFunction) Note() string {
 func NoNetdev(ctx context.Context, opts ...Option) ([]NoNetdevFunction, error) {
 	o := buildOptions(opts)
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, wrapErr(err)
 	}
 	cands, fallback, err := pciCandidates(ctx, o)
 	if err != nil || len(cands) == 0 {
-		return cands, err
+		return cands, wrapErr(err)
 	}
 	withNetdev := netdevFunctions(o)
 	out := []NoNetdevFunction{}
 	var q PCIQuery
 	for _, c := range cands {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, wrapErr(err)
 		}
 		if withNetdev[c.Address] {
 			continue
@@ -145,7 +145,7 @@ func pciCandidates(ctx context.Context, o options) (cands []NoNetdevFunction, fa
 			ghw.WithDisableWarnings(),
 		)
 		if err != nil {
-			return nil, "", fmt.Errorf("nicinfo: listing PCI devices: %w", err)
+			return nil, "", fmt.Errorf("listing PCI devices: %w", err)
 		}
 		if len(info.Devices) > 0 {
 			cands = []NoNetdevFunction{}
@@ -162,7 +162,7 @@ func pciCandidates(ctx context.Context, o options) (cands []NoNetdevFunction, fa
 		return []NoNetdevFunction{}, "", nil
 	}
 	if err != nil {
-		return nil, "", fmt.Errorf("nicinfo: listing PCI devices: %w", err)
+		return nil, "", fmt.Errorf("listing PCI devices: %w", err)
 	}
 	switch {
 	case unsafe != "":
