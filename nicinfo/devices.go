@@ -160,9 +160,9 @@ func LookupDevice(vendor, device uint16) (KnownDevice, bool) {
 	return lookup(BusPCI, vendor, device)
 }
 
-// LookupUSBDevice returns the known-device row for a USB vendor and
+// lookupUSBDevice returns the known-device row for a USB vendor and
 // product ID.
-func LookupUSBDevice(vendor, product uint16) (KnownDevice, bool) {
+func lookupUSBDevice(vendor, product uint16) (KnownDevice, bool) {
 	return lookup(BusUSB, vendor, product)
 }
 
@@ -183,13 +183,13 @@ func ChipOf(n NIC) (KnownDevice, bool) {
 	case n.PCI != nil:
 		return LookupDevice(n.PCI.VendorID, n.PCI.DeviceID)
 	case n.USB != nil:
-		return LookupUSBDevice(n.USB.VendorID, n.USB.ProductID)
+		return lookupUSBDevice(n.USB.VendorID, n.USB.ProductID)
 	}
 	return KnownDevice{}, false
 }
 
-// KnownDevices returns every row of the known-device table, in file order.
-func KnownDevices() []KnownDevice {
+// knownDevices returns every row of the known-device table, in file order.
+func knownDevices() []KnownDevice {
 	t := loadDevices()
 	out := make([]KnownDevice, len(t.rows))
 	for i, r := range t.rows {

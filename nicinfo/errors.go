@@ -38,11 +38,6 @@ func (noAnswersError) Is(target error) bool { return target == fs.ErrNotExist }
 
 // ErrMalformed is wrapped by the value parsers for input they cannot read,
 // and by an EthtoolSource's Answers for an ethtool/IFACE.json it cannot.
-
-// Every error the package returns starts with "nicinfo: " once; a missing
-// file, interface or pci.ids matches os.ErrNotExist, a refused read
-// os.ErrPermission, and a snapshot file that leaves the snapshot or is not a
-// regular file fsroot's ErrEscape or ErrNotRegular (internal/fsroot).
 var ErrMalformed = errors.New("malformed value")
 
 // errPrefix starts the message of every error the package returns, once.

@@ -54,12 +54,12 @@ func (f fileEthtool) answers(ctx context.Context, iface string) (*EthtoolAnswers
 	case err != nil:
 		return nil, err
 	}
-	return ParseEthtoolAnswers(b)
+	return parseEthtoolAnswers(b)
 }
 
-// ParseEthtoolAnswers decodes an ethtool/IFACE.json document. It refuses a
+// parseEthtoolAnswers decodes an ethtool/IFACE.json document. It refuses a
 // schema newer than EthtoolSchema and values out of their kernel ranges.
-func ParseEthtoolAnswers(b []byte) (*EthtoolAnswers, error) {
+func parseEthtoolAnswers(b []byte) (*EthtoolAnswers, error) {
 	var a EthtoolAnswers
 	if err := json.Unmarshal(b, &a); err != nil {
 		return nil, fmt.Errorf("%w: ethtool answers: %v", ErrMalformed, err)
@@ -71,7 +71,7 @@ func ParseEthtoolAnswers(b []byte) (*EthtoolAnswers, error) {
 		switch s := int64(l.SpeedMbps); {
 		case s == 0 || s == 0xffff || s == 0xffffffff:
 			// The kernel's raw "unknown" spellings, as speedFromKernel
-			// and ParseNetSpeed read them.
+			// and parseNetSpeed read them.
 			l.SpeedMbps = SpeedUnknown
 		case s < SpeedUnknown || s > 1<<31-1:
 			return nil, fmt.Errorf("%w: ethtool speed %d", ErrMalformed, l.SpeedMbps)

@@ -171,8 +171,8 @@ func (l *liveEthtool) linkSettings(iface string) (*EthtoolLink, error) {
 		Duplex:     duplexName(ls.duplex),
 		Autoneg:    ls.autoneg == 1,
 		Port:       portName(ls.port),
-		Supported:  DecodeLinkModes(ls.masks[0:n]),
-		Advertised: DecodeLinkModes(ls.masks[n : 2*n]),
+		Supported:  decodeLinkModes(ls.masks[0:n]),
+		Advertised: decodeLinkModes(ls.masks[n : 2*n]),
 		Source:     "GLINKSETTINGS",
 	}, nil
 }
@@ -187,8 +187,8 @@ func (l *liveEthtool) gset(iface string) (*EthtoolLink, error) {
 		Duplex:     duplexName(cmd.Duplex),
 		Autoneg:    cmd.Autoneg == 1,
 		Port:       portName(cmd.Port),
-		Supported:  DecodeLinkModes([]uint32{cmd.Supported}),
-		Advertised: DecodeLinkModes([]uint32{cmd.Advertising}),
+		Supported:  decodeLinkModes([]uint32{cmd.Supported}),
+		Advertised: decodeLinkModes([]uint32{cmd.Advertising}),
 		Source:     "GSET",
 	}, nil
 }

@@ -124,7 +124,7 @@ func (c *unitCheck) checkModes(n NIC) {
 	}
 	var over []string
 	for _, m := range append(slices.Clone(n.Link.Supported), n.Link.Advertised...) {
-		if v, ok := LinkModeSpeed(m); ok && v > c.maxMbps && !slices.Contains(over, m) {
+		if v, ok := linkModeSpeed(m); ok && v > c.maxMbps && !slices.Contains(over, m) {
 			over = append(over, m)
 		}
 	}

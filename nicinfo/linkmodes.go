@@ -9,21 +9,21 @@ import (
 	"github.com/nicdiag/nicdiag/finding"
 )
 
-// LinkModeName returns the kernel's name for link-mode bit n
+// linkModeName returns the kernel's name for link-mode bit n
 // ("1000baseT/Full", "25000baseSR/Full", "Autoneg", "TP"), or "bit N" for a
 // bit newer than this table.
-func LinkModeName(n int) string {
+func linkModeName(n int) string {
 	if n >= 0 && n < len(linkModeNames) && linkModeNames[n] != "" {
 		return linkModeNames[n]
 	}
 	return "bit " + strconv.Itoa(n)
 }
 
-// DecodeLinkModes turns a link-mode bitmap (32-bit words, least significant
+// decodeLinkModes turns a link-mode bitmap (32-bit words, least significant
 // first, as ETHTOOL_GLINKSETTINGS returns it) into the names of the speed
 // modes set in it, the list ethtool prints as "Supported link modes".
 // Ports, pause and FEC bits are left out; unknown bits are kept as "bit N".
-func DecodeLinkModes(words []uint32) []string {
+func decodeLinkModes(words []uint32) []string {
 	var out []string
 	for w, v := range words {
 		for b := 0; v != 0 && b < 32; b++ {
@@ -32,7 +32,7 @@ func DecodeLinkModes(words []uint32) []string {
 			}
 			v &^= 1 << b
 			n := w*32 + b
-			name := LinkModeName(n)
+			name := linkModeName(n)
 			if isSpeedMode(name) || strings.HasPrefix(name, "bit ") {
 				out = append(out, name)
 			}
@@ -45,10 +45,10 @@ func isSpeedMode(name string) bool {
 	return strings.HasSuffix(name, "/Full") || strings.HasSuffix(name, "/Half")
 }
 
-// LinkModeSpeed returns the speed in Mb/s of a kernel link-mode name such
+// linkModeSpeed returns the speed in Mb/s of a kernel link-mode name such
 // as "1000baseT/Full", "2500baseX/Full" or "100000baseSR4/Full"; ok is
 // false for names that carry no speed ("Autoneg", "TP", "bit 99").
-func LinkModeSpeed(mode string) (mbps int, ok bool) {
+func linkModeSpeed(mode string) (mbps int, ok bool) {
 	i := 0
 	for i < len(mode) && i < 7 && mode[i] >= '0' && mode[i] <= '9' {
 		i++
@@ -68,7 +68,7 @@ func LinkModeSpeed(mode string) (mbps int, ok bool) {
 func maxMode(modes []string) (string, int) {
 	best, top := "", 0
 	for _, m := range modes {
-		v, ok := LinkModeSpeed(m)
+		v, ok := linkModeSpeed(m)
 		if ok && (v > top || v == top && strings.HasSuffix(m, "/Full") && !strings.HasSuffix(best, "/Full")) {
 			best, top = m, v
 		}
@@ -153,7 +153,7 @@ func linkFix(best string, speed int, half bool, autoneg *bool) string {
 	}
 	switch {
 	case strings.Contains(best, "baseT/") || strings.Contains(best, "baseT1"):
-		top, _ := LinkModeSpeed(best)
+		top, _ := linkModeSpeed(best)
 		switch {
 		case top >= 10000:
 			s = append(s, "check the cable (10GBASE-T wants Cat6a, 100 m; Cat6 reaches 55 m) and the switch port")

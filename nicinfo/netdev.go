@@ -43,10 +43,12 @@ func reason(err error) string {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "absent"
+	case errors.Is(err, fsroot.ErrEscape): // before ErrPermission, which it matches
+		return "symlink leaves the root"
+	case errors.Is(err, fsroot.ErrNotRegular):
+		return fsroot.ErrNotRegular.Error()
 	case errors.Is(err, fs.ErrPermission):
 		return "permission denied (needs root)"
-	case errors.Is(err, fsroot.ErrEscape):
-		return "symlink leaves the root"
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
@@ -120,7 +122,7 @@ func (r *reader) readQueues(dir string) {
 		return
 	}
 	q := &r.nic.Queues
-	q.RX, q.TX = ParseQueueDirs(names)
+	q.RX, q.TX = parseQueueDirs(names)
 	for _, e := range names {
 		if !strings.HasPrefix(e, "rx-") {
 			continue
@@ -129,7 +131,7 @@ func (r *reader) readQueues(dir string) {
 		if err != nil {
 			continue // absent without CONFIG_RPS; not worth a Missing per queue
 		}
-		if set, _ := ParseCPUMask(s); set {
+		if set, _ := parseCPUMask(s); set {
 			q.RPS = true
 			break
 		}
@@ -144,14 +146,14 @@ func (r *reader) readSysfsLink(dir string) {
 	l := &r.nic.Link
 	l.SpeedMbps = SpeedUnknown
 	if s, err := r.root.ReadString(dir + "/speed"); err == nil {
-		if v, err := ParseNetSpeed(s); err != nil {
+		if v, err := parseNetSpeed(s); err != nil {
 			r.missing("link.speed", err)
 		} else {
 			l.SpeedMbps = v
 		}
 	}
 	if s, err := r.root.ReadString(dir + "/duplex"); err == nil {
-		if v, err := ParseDuplex(s); err != nil {
+		if v, err := parseDuplex(s); err != nil {
 			r.missing("link.duplex", err)
 		} else {
 			l.Duplex = v
@@ -215,7 +217,7 @@ func (r *reader) readUSB(p, iface string) {
 		r.missing("usb.speed", err)
 	} else if v == "1.5" {
 		u.SpeedMbps = 1 // low speed, 1.5 Mb/s
-	} else if f, err := ParseNetSpeed(v); err == nil && f > 0 {
+	} else if f, err := parseNetSpeed(v); err == nil && f > 0 {
 		u.SpeedMbps = f
 	} else {
 		r.missing("usb.speed", fmt.Errorf("%w: USB speed %q", ErrMalformed, text.Clip(v)))

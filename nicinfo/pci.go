@@ -25,7 +25,7 @@ func (r *reader) readPCI(ctx context.Context, bdf pcie.Address, dir string) {
 			r.missing(field, err)
 			return 0
 		}
-		v, err := ParseHexID(s, bits)
+		v, err := parseHexID(s, bits)
 		if err != nil {
 			r.missing(field, err)
 		}
@@ -66,7 +66,7 @@ func (r *reader) readPCI(ctx context.Context, bdf pcie.Address, dir string) {
 func (r *reader) readIRQs(f *PCIFunction, dir string) {
 	names, err := r.root.ReadDir(dir + "/msi_irqs")
 	if err == nil {
-		irqs, bad := ParseIRQDir(names)
+		irqs, bad := parseIRQDir(names)
 		f.IRQs = irqs
 		if bad != nil {
 			r.missing("pci.irqs", bad)

@@ -47,8 +47,7 @@ func subKey(v, d, sv, sd uint16) uint64 {
 
 // PCINames holds the names found for a PCIQuery.
 type PCINames struct {
-	// Source is the file the names came from.
-	Source   string
+	source   string // the file the names came from
 	vendors  map[uint16]string
 	devices  map[uint32]string
 	subs     map[uint64]string
@@ -75,7 +74,7 @@ func (n *PCINames) Device(v, d uint16) string {
 // Subsystem returns the name pci.ids gives the subsystem (sv, sd) of device
 // (v, d), matching both the subsystem vendor and the subsystem device; "" if
 // pci.ids has no entry for exactly that pair.
-func (n *PCINames) Subsystem(v, d, sv, sd uint16) string {
+func (n *PCINames) subsystem(v, d, sv, sd uint16) string {
 	if n == nil {
 		return ""
 	}
@@ -84,7 +83,7 @@ func (n *PCINames) Subsystem(v, d, sv, sd uint16) string {
 
 // Class returns the subclass name for a 24-bit class code ("Ethernet
 // controller"), else the base class name, else "".
-func (n *PCINames) Class(class uint32) string {
+func (n *PCINames) class(class uint32) string {
 	if n == nil {
 		return ""
 	}
@@ -98,8 +97,8 @@ func (n *PCINames) Class(class uint32) string {
 func (n *PCINames) fill(f *PCIFunction) {
 	f.VendorName = n.Vendor(f.VendorID)
 	f.DeviceName = n.Device(f.VendorID, f.DeviceID)
-	f.SubsystemName = n.Subsystem(f.VendorID, f.DeviceID, f.SubsystemVendor, f.SubsystemDevice)
-	f.ClassName = n.Class(f.Class)
+	f.SubsystemName = n.subsystem(f.VendorID, f.DeviceID, f.SubsystemVendor, f.SubsystemDevice)
+	f.ClassName = n.class(f.Class)
 }
 
 // pciIDsCandidates are searched in order. pcidb also looks in
@@ -167,7 +166,7 @@ func readPCIIDs(f *os.File, p string, q *PCIQuery) (*PCINames, error) {
 			return nil, err
 		}
 		defer zr.Close()
-		if n, err = ScanPCIIDs(zr, q); err != nil {
+		if n, err = scanPCIIDsReader(zr, q); err != nil {
 			return nil, err
 		}
 	} else {
@@ -178,7 +177,7 @@ func readPCIIDs(f *os.File, p string, q *PCIQuery) (*PCINames, error) {
 		n = scanPCIIDs(data, q) // names are copied out of the mapping
 		done()
 	}
-	n.Source = p
+	n.source = p
 	return n, nil
 }
 

@@ -12,9 +12,9 @@ import (
 	"github.com/nicdiag/nicdiag/internal/text"
 )
 
-// ScanPCIIDs reads the names for q from the text of a pci.ids file. Lines it
+// scanPCIIDsReader reads the names for q from the text of a pci.ids file. Lines it
 // cannot read are skipped, as lspci does; it fails only on a read error.
-func ScanPCIIDs(r io.Reader, q *PCIQuery) (*PCINames, error) {
+func scanPCIIDsReader(r io.Reader, q *PCIQuery) (*PCINames, error) {
 	data, err := io.ReadAll(io.LimitReader(r, maxPCIIDs+1))
 	if err != nil {
 		return nil, err

@@ -6,7 +6,7 @@ package nicinfo
 // how nicdiag reads snapshots. It is used only for that enumeration, with its
 // known traps avoided (docs/dependencies.md §1):
 //   - an empty pcidb.PCIDB is passed, so ghw never parses all of pci.ids
-//     (40-85 ms); names come from the package's own ScanPCIIDs lookup;
+//     (40-85 ms); names come from the package's own pci.ids scanner;
 //   - topology detection, external tools and warnings (which ghw would log
 //     to stderr) are off, and the chroot is set explicitly so GHW_CHROOT in
 //     the environment has no say;
@@ -194,6 +194,12 @@ var ghwFiles = []string{"modalias", "revision", "numa_node"}
 
 const maxGHWFile = 4096
 
+// refused reports a read fsroot refused by rule (a link out of the root, a
+// file that is not regular), as opposed to one the system denied.
+func refused(err error) bool {
+	return errors.Is(err, fsroot.ErrEscape) || errors.Is(err, fsroot.ErrNotRegular)
+}
+
 // ghwUnsafe says why ghw must not read a snapshot, or "": ghw follows
 // symlinks with plain os calls and reads whole files, so an entry or file
 // that leaves the root, a FIFO (which would block it for ever) or an
@@ -214,8 +220,8 @@ func ghwUnsafe(o options) string {
 		}
 		for _, name := range ghwFiles {
 			f, err := o.root.Open(dir + "/" + e + "/" + name)
-			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
-				continue
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) && !refused(err) {
+				continue // ghw fails on it too, and harmlessly
 			}
 			if err == nil {
 				fi, serr := f.Stat()

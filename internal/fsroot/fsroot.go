@@ -8,8 +8,8 @@
 // the caller outside any root.
 //
 // Errors wrap the underlying *fs.PathError, so errors.Is(err, fs.ErrNotExist)
-// and errors.Is(err, fs.ErrPermission) work; ErrEscape, ErrNotRegular and
-// ErrTooLarge name the refusals.
+// and errors.Is(err, fs.ErrPermission) work. ErrEscape, ErrNotRegular and
+// ErrTooLarge name the refusals; the first two also match fs.ErrPermission.
 package fsroot
 
 import (
@@ -27,7 +27,16 @@ import (
 )
 
 // ErrEscape is returned when a symlink inside a root points outside it.
-var ErrEscape = errors.New("symlink escapes the root")
+// errors.Is(err, fs.ErrPermission) also holds for it: the read is refused.
+var ErrEscape error = refusal("symlink escapes the root")
+
+// refusal is a read the root refuses by rule rather than one the system
+// failed; it matches fs.ErrPermission, so callers outside this internal
+// package can tell it without naming it.
+type refusal string
+
+func (e refusal) Error() string      { return string(e) }
+func (refusal) Is(target error) bool { return target == fs.ErrPermission }
 
 // maxFile bounds one ReadFile: sysfs attributes are one page; /proc files on
 // large hosts reach a few MiB. Anything larger is refused, not truncated.

@@ -11,8 +11,9 @@ import (
 // ErrNotRegular is returned for a file to be read that is not a regular
 // file: in a snapshot a FIFO would block the reader for ever and a device
 // could be read without end. Every sysfs and procfs attribute is a regular
-// file, so the live host never meets it.
-var ErrNotRegular = errors.New("not a regular file")
+// file, so the live host never meets it. errors.Is(err, fs.ErrPermission)
+// also holds for it.
+var ErrNotRegular error = refusal("not a regular file")
 
 // ErrTooLarge is returned for a file larger than the reader's cap; it is
 // refused, not truncated.
