@@ -1,7 +1,6 @@
 package nicinfo
 
 import (
-	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/jaypipes/pcidb"
+	"github.com/nicdiag/nicdiag/internal/text"
 )
 
 const hostPCIIDs = "/usr/share/misc/pci.ids"
@@ -119,7 +119,7 @@ func TestAgainstPCIDB(t *testing.T) {
 }
 
 // FuzzScanPCIIDs: any file is read without panic, and every name returned
-// is text from that file.
+// is text from that file, without its control characters (text.Clean).
 func FuzzScanPCIIDs(f *testing.F) {
 	f.Add([]byte("8086  Intel\n\t1521  I350\n\t\t8086 0001  I350-T4\nC 02  Network controller\n\t00  Ethernet controller\n"))
 	f.Add([]byte("8086"))
@@ -129,8 +129,11 @@ func FuzzScanPCIIDs(f *testing.F) {
 		q.Add(0x8086, 0x1521, 0x8086, 0x0001, 0x020000)
 		n := scanPCIIDs(b, &q)
 		for _, s := range []string{n.Vendor(0x8086), n.Device(0x8086, 0x1521), n.subsystem(0x8086, 0x1521, 0x8086, 1), n.class(0x020000)} {
-			if s != "" && !bytes.Contains(b, []byte(s)) {
+			if s != "" && !strings.Contains(text.Clean(string(b)), s) {
 				t.Fatalf("name %q is not in the input", s)
+			}
+			if text.Clean(s) != s {
+				t.Fatalf("name %q keeps control characters", s)
 			}
 			if strings.ContainsAny(s, "\n") {
 				t.Fatalf("name %q spans lines", s)
