@@ -81,11 +81,11 @@ func TestLookupDevice(t *testing.T) {
 	if _, ok := LookupDevice(0x0bda, 0x8156); ok {
 		t.Error("a USB ID found as PCI")
 	}
-	if d, ok := LookupUSBDevice(0x0bda, 0x8156); !ok || d.MaxMbps != 2500 || d.Bus != BusUSB {
+	if d, ok := lookupUSBDevice(0x0bda, 0x8156); !ok || d.MaxMbps != 2500 || d.Bus != BusUSB {
 		t.Errorf("RTL8156: %+v", d)
 	}
-	if len(KnownDevices()) != len(loadDevices().rows) {
-		t.Error("KnownDevices")
+	if len(knownDevices()) != len(loadDevices().rows) {
+		t.Error("knownDevices")
 	}
 }
 
@@ -119,7 +119,7 @@ func pciIDs(t *testing.T, path string) map[string]string {
 // it is not in pci.ids (it then cites the kernel driver).
 func TestTableAgainstPCIIDs(t *testing.T) {
 	names := pciIDs(t, "/usr/share/misc/pci.ids")
-	for _, d := range KnownDevices() {
+	for _, d := range knownDevices() {
 		if d.Bus != BusPCI {
 			continue
 		}

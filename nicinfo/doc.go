@@ -11,4 +11,15 @@
 // Nothing here fails because one file is missing, unreadable or malformed:
 // the field stays at its zero value and NIC.Missing names it with the reason.
 // The package never prints, never exits and never touches the network.
+//
+// A snapshot is read as untrusted input: a symlink that leaves the snapshot
+// directory is not followed, a FIFO or device in place of a file is not
+// opened (nothing blocks on it), and control characters in the names it
+// holds are dropped.
+//
+// Every error the package returns starts with "nicinfo: " once. A missing
+// interface, file or pci.ids matches os.ErrNotExist (ErrNoInterface,
+// ErrNoAnswers and ErrNoPCIIDs do too); a read the system denies, or one
+// refused because the file leaves the snapshot or is not a regular file,
+// matches os.ErrPermission.
 package nicinfo

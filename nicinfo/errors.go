@@ -3,10 +3,12 @@ package nicinfo
 import (
 	"errors"
 	"io/fs"
+	"strings"
 )
 
-// ErrNoInterface is wrapped by Get when no interface has the name asked for.
-// errors.Is(err, os.ErrNotExist) also holds for it.
+// ErrNoInterface is wrapped by Get when no interface has the name asked for,
+// and by LiveEthtool's Answers when the kernel has no such interface
+// (ENODEV). errors.Is(err, os.ErrNotExist) also holds for it.
 var ErrNoInterface error = noInterfaceError{}
 
 type noInterfaceError struct{}
@@ -34,5 +36,35 @@ type noAnswersError struct{}
 func (noAnswersError) Error() string        { return "no ethtool answers recorded" }
 func (noAnswersError) Is(target error) bool { return target == fs.ErrNotExist }
 
-// ErrMalformed is wrapped by the value parsers for input they cannot read.
+// ErrMalformed is wrapped by the value parsers for input they cannot read,
+// and by an EthtoolSource's Answers for an ethtool/IFACE.json it cannot.
 var ErrMalformed = errors.New("malformed value")
+
+// errPrefix starts the message of every error the package returns, once.
+const errPrefix = "nicinfo: "
+
+// pkgError is an error as the package's exported functions return it:
+// errPrefix and the wrapped error's text; errors.Is and errors.As see
+// through it. Inside the package errors carry no prefix, and reason (the
+// wording of NIC.Missing) takes it off again.
+type pkgError struct{ err error }
+
+func (e *pkgError) Error() string { return errPrefix + e.err.Error() }
+func (e *pkgError) Unwrap() error { return e.err }
+
+// wrapErr gives err the package prefix unless it has it already; nil stays
+// nil.
+func wrapErr(err error) error {
+	if err == nil || strings.HasPrefix(err.Error(), errPrefix) {
+		return err
+	}
+	return &pkgError{err}
+}
+
+// unwrapPkg takes the package prefix off an error the package returned.
+func unwrapPkg(err error) error {
+	if pe, ok := err.(*pkgError); ok {
+		return pe.err
+	}
+	return err
+}

@@ -5,12 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/nicdiag/nicdiag/internal/fsroot"
+	"github.com/nicdiag/nicdiag/internal/text"
 )
 
 // EthtoolSource answers the ethtool questions for one interface. The live
@@ -33,34 +32,34 @@ func EthtoolFiles(dir string) EthtoolSource {
 type fileEthtool struct{ root fsroot.Root }
 
 func (f fileEthtool) Answers(ctx context.Context, iface string) (*EthtoolAnswers, error) {
+	a, err := f.answers(ctx, iface)
+	return a, wrapErr(err)
+}
+
+func (f fileEthtool) answers(ctx context.Context, iface string) (*EthtoolAnswers, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if !validIfaceName(iface) {
-		return nil, fmt.Errorf("%w: interface name %q", ErrMalformed, clip(iface))
+		return nil, fmt.Errorf("%w: interface name %q", ErrMalformed, text.Clip(iface))
 	}
-	p := f.root.Path("/ethtool/" + iface + ".json")
-	fh, err := os.Open(p)
-	if errors.Is(err, fs.ErrNotExist) {
+	// Through the root: a symlink out of the snapshot is ErrEscape and a
+	// FIFO is refused without blocking, as for every sysfs file.
+	b, err := f.root.ReadFileMax("/ethtool/"+iface+".json", maxEthtoolJSON)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("ethtool/%s.json: %w", iface, ErrNoAnswers)
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	b, err := io.ReadAll(io.LimitReader(fh, maxEthtoolJSON+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > maxEthtoolJSON {
+	case errors.Is(err, fsroot.ErrTooLarge):
 		return nil, fmt.Errorf("ethtool/%s.json: %w: larger than %d bytes", iface, ErrMalformed, maxEthtoolJSON)
+	case err != nil:
+		return nil, err
 	}
-	return ParseEthtoolAnswers(b)
+	return parseEthtoolAnswers(b)
 }
 
-// ParseEthtoolAnswers decodes an ethtool/IFACE.json document. It refuses a
+// parseEthtoolAnswers decodes an ethtool/IFACE.json document. It refuses a
 // schema newer than EthtoolSchema and values out of their kernel ranges.
-func ParseEthtoolAnswers(b []byte) (*EthtoolAnswers, error) {
+func parseEthtoolAnswers(b []byte) (*EthtoolAnswers, error) {
 	var a EthtoolAnswers
 	if err := json.Unmarshal(b, &a); err != nil {
 		return nil, fmt.Errorf("%w: ethtool answers: %v", ErrMalformed, err)
@@ -72,13 +71,37 @@ func ParseEthtoolAnswers(b []byte) (*EthtoolAnswers, error) {
 		switch s := int64(l.SpeedMbps); {
 		case s == 0 || s == 0xffff || s == 0xffffffff:
 			// The kernel's raw "unknown" spellings, as speedFromKernel
-			// and ParseNetSpeed read them.
+			// and parseNetSpeed read them.
 			l.SpeedMbps = SpeedUnknown
 		case s < SpeedUnknown || s > 1<<31-1:
 			return nil, fmt.Errorf("%w: ethtool speed %d", ErrMalformed, l.SpeedMbps)
 		}
 	}
+	a.clean()
 	return &a, nil
+}
+
+// clean drops the control characters a hand-made ethtool/IFACE.json could
+// hold from the strings that end up in output.
+func (a *EthtoolAnswers) clean() {
+	for _, s := range []*string{&a.Driver, &a.Version, &a.FirmwareVersion, &a.BusInfo, &a.PermAddr} {
+		*s = text.Clean(*s)
+	}
+	if l := a.Link; l != nil {
+		l.Duplex, l.Port, l.Source = text.Clean(l.Duplex), text.Clean(l.Port), text.Clean(l.Source)
+		for _, modes := range [][]string{l.Supported, l.Advertised} {
+			for i := range modes {
+				modes[i] = text.Clean(modes[i])
+			}
+		}
+	}
+	if len(a.Errors) > 0 {
+		errs := make(map[string]string, len(a.Errors))
+		for k, v := range a.Errors {
+			errs[text.Clean(k)] = text.Clean(v)
+		}
+		a.Errors = errs
+	}
 }
 
 // validIfaceName is what the kernel accepts as a netdev name.

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/nicdiag/nicdiag/internal/text"
 	"github.com/safchain/ethtool"
 	"golang.org/x/sys/unix"
 )
@@ -89,11 +90,16 @@ func (l *liveEthtool) open() error {
 
 // Answers asks the kernel about iface.
 func (l *liveEthtool) Answers(ctx context.Context, iface string) (*EthtoolAnswers, error) {
+	a, err := l.answers(ctx, iface)
+	return a, wrapErr(err)
+}
+
+func (l *liveEthtool) answers(ctx context.Context, iface string) (*EthtoolAnswers, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if !validIfaceName(iface) {
-		return nil, fmt.Errorf("%w: interface name %q", ErrMalformed, clip(iface))
+		return nil, fmt.Errorf("%w: interface name %q", ErrMalformed, text.Clip(iface))
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -109,7 +115,7 @@ func (l *liveEthtool) Answers(ctx context.Context, iface string) (*EthtoolAnswer
 	}
 	if di, err := l.et.DriverInfo(iface); err != nil {
 		if errors.Is(err, unix.ENODEV) {
-			return nil, fmt.Errorf("ethtool %s: %w", iface, err)
+			return nil, fmt.Errorf("ethtool %s: %w (%w)", iface, ErrNoInterface, err)
 		}
 		fail("driver", err)
 	} else {
@@ -165,8 +171,8 @@ func (l *liveEthtool) linkSettings(iface string) (*EthtoolLink, error) {
 		Duplex:     duplexName(ls.duplex),
 		Autoneg:    ls.autoneg == 1,
 		Port:       portName(ls.port),
-		Supported:  DecodeLinkModes(ls.masks[0:n]),
-		Advertised: DecodeLinkModes(ls.masks[n : 2*n]),
+		Supported:  decodeLinkModes(ls.masks[0:n]),
+		Advertised: decodeLinkModes(ls.masks[n : 2*n]),
 		Source:     "GLINKSETTINGS",
 	}, nil
 }
@@ -181,8 +187,8 @@ func (l *liveEthtool) gset(iface string) (*EthtoolLink, error) {
 		Duplex:     duplexName(cmd.Duplex),
 		Autoneg:    cmd.Autoneg == 1,
 		Port:       portName(cmd.Port),
-		Supported:  DecodeLinkModes([]uint32{cmd.Supported}),
-		Advertised: DecodeLinkModes([]uint32{cmd.Advertising}),
+		Supported:  decodeLinkModes([]uint32{cmd.Supported}),
+		Advertised: decodeLinkModes([]uint32{cmd.Advertising}),
 		Source:     "GSET",
 	}, nil
 }

@@ -5,6 +5,7 @@ package nicinfo
 import (
 	"context"
 	"errors"
+	"fmt"
 )
 
 // LiveEthtool returns a source that has no answers: SIOCETHTOOL exists only
@@ -14,5 +15,5 @@ func LiveEthtool() EthtoolSource { return noEthtool{} }
 type noEthtool struct{}
 
 func (noEthtool) Answers(ctx context.Context, iface string) (*EthtoolAnswers, error) {
-	return nil, errors.New("ethtool: only on Linux")
+	return nil, wrapErr(fmt.Errorf("ethtool: only on Linux: %w", errors.ErrUnsupported))
 }

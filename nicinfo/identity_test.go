@@ -318,12 +318,12 @@ func TestLinkModeSpeed(t *testing.T) {
 	for mode, want := range map[string]int{"10baseT/Half": 10, "10000baseT/Full": 10000, "2500baseX/Full": 2500,
 		"25000baseCR/Full": 25000, "100000baseSR4/Full": 100000, "1000baseKX/Full": 1000,
 		"800000baseDR8_2/Full": 800000, "10baseT1L/Full": 10} {
-		if got, ok := LinkModeSpeed(mode); !ok || got != want {
+		if got, ok := linkModeSpeed(mode); !ok || got != want {
 			t.Errorf("%s: %d %v", mode, got, ok)
 		}
 	}
 	for _, mode := range []string{"Autoneg", "TP", "bit 99", "baseT/Full", "0baseT/Full", "12345678baseT/Full", ""} {
-		if got, ok := LinkModeSpeed(mode); ok {
+		if got, ok := linkModeSpeed(mode); ok {
 			t.Errorf("%q: %d", mode, got)
 		}
 	}

@@ -114,12 +114,12 @@ func TestUSBSpeedMalformed(t *testing.T) {
 // as they do from sysfs and from the ioctl, never as a 4 Tb/s link.
 func TestEthtoolAnswersSpeedSentinels(t *testing.T) {
 	for in, want := range map[string]int{"4294967295": SpeedUnknown, "65535": SpeedUnknown, "0": SpeedUnknown, "-1": SpeedUnknown, "25000": 25000} {
-		a, err := ParseEthtoolAnswers([]byte(`{"schema":1,"link":{"speed_mbps":` + in + `,"duplex":"full"}}`))
+		a, err := parseEthtoolAnswers([]byte(`{"schema":1,"link":{"speed_mbps":` + in + `,"duplex":"full"}}`))
 		if err != nil || a.Link.SpeedMbps != want {
 			t.Errorf("speed %s: %+v %v", in, a, err)
 		}
 	}
-	if _, err := ParseEthtoolAnswers([]byte(`{"schema":1,"link":{"speed_mbps":3000000000}}`)); err == nil {
+	if _, err := parseEthtoolAnswers([]byte(`{"schema":1,"link":{"speed_mbps":3000000000}}`)); err == nil {
 		t.Error("speed above the kernel's range accepted")
 	}
 }

@@ -105,7 +105,7 @@ func TestLinkModeTableAllUnixBits(t *testing.T) {
 		unix.ETHTOOL_LINK_MODE_Pause_BIT:                      "Pause",
 		unix.ETHTOOL_LINK_MODE_TP_BIT:                         "TP",
 	} {
-		g := LinkModeName(bit)
+		g := linkModeName(bit)
 		k := c
 		if strings.HasSuffix(k, "_Full") {
 			k = strings.TrimSuffix(k, "_Full") + "/Full"

@@ -21,11 +21,11 @@ func TestLinkModeTable(t *testing.T) {
 		unix.ETHTOOL_LINK_MODE_100baseFX_Full_BIT:         "100baseFX/Full",
 		unix.ETHTOOL_LINK_MODE_10000baseR_FEC_BIT:         "10000baseR_FEC",
 	} {
-		if got := LinkModeName(bit); got != name {
+		if got := linkModeName(bit); got != name {
 			t.Errorf("bit %d = %q; want %q", bit, got, name)
 		}
 	}
-	if got := LinkModeName(200); got != "bit 200" {
+	if got := linkModeName(200); got != "bit 200" {
 		t.Errorf("unknown bit: %q", got)
 	}
 }
@@ -39,7 +39,7 @@ func TestDecodeLinkModes(t *testing.T) {
 	set(unix.ETHTOOL_LINK_MODE_25000baseSR_Full_BIT)
 	set(unix.ETHTOOL_LINK_MODE_100000baseCR4_Full_BIT)
 	set(120) // unknown to the table
-	got := DecodeLinkModes(words)
+	got := decodeLinkModes(words)
 	want := []string{"1000baseT/Full", "25000baseSR/Full", "100000baseCR4/Full", "bit 120"}
 	if !slices.Equal(got, want) {
 		t.Errorf("got %q; want %q", got, want)

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nicdiag/nicdiag/internal/text"
 	"github.com/nicdiag/nicdiag/pcie"
 )
 
@@ -23,7 +24,7 @@ func List(ctx context.Context, opts ...Option) ([]NIC, error) {
 		return []NIC{}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("nicinfo: listing interfaces: %w", err)
+		return nil, wrapErr(fmt.Errorf("listing interfaces: %w", err))
 	}
 	var ifaces []string
 	for _, name := range names {
@@ -31,7 +32,8 @@ func List(ctx context.Context, opts ...Option) ([]NIC, error) {
 			ifaces = append(ifaces, name) // skips bonding_masters and other plain files
 		}
 	}
-	return build(ctx, o, ifaces)
+	nics, err := build(ctx, o, ifaces)
+	return nics, wrapErr(err)
 }
 
 // Get returns the interface called name. An unknown name gives an error
@@ -39,11 +41,11 @@ func List(ctx context.Context, opts ...Option) ([]NIC, error) {
 func Get(ctx context.Context, name string, opts ...Option) (*NIC, error) {
 	o := buildOptions(opts)
 	if !isNetdev(o, name) {
-		return nil, fmt.Errorf("nicinfo: %q: %w", clip(name), ErrNoInterface)
+		return nil, wrapErr(fmt.Errorf("%q: %w", text.Clip(name), ErrNoInterface))
 	}
 	nics, err := build(ctx, o, []string{name})
 	if err != nil {
-		return nil, err
+		return nil, wrapErr(err)
 	}
 	return &nics[0], nil
 }
@@ -106,7 +108,7 @@ func build(ctx context.Context, o options, ifaces []string) ([]NIC, error) {
 			f := n.PCI
 			q.Add(f.VendorID, f.DeviceID, f.SubsystemVendor, f.SubsystemDevice, f.Class)
 			if a != nil && a.BusInfo != "" && !strings.EqualFold(a.BusInfo, string(bdf)) {
-				n.Warnings = append(n.Warnings, fmt.Sprintf("ethtool bus-info %q is not the PCI function sysfs names (%s)", clip(a.BusInfo), bdf))
+				n.Warnings = append(n.Warnings, fmt.Sprintf("ethtool bus-info %q is not the PCI function sysfs names (%s)", text.Clip(a.BusInfo), bdf))
 			}
 		}
 	}

@@ -147,10 +147,10 @@ func TestSubsystemNeedsVendor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := n.Subsystem(0x8086, 0x1572, 0x8086, 0x0000); strings.Contains(s, "rNDC") || s == n.Subsystem(0x8086, 0x1572, 0x1028, 0x0000) {
+	if s := n.subsystem(0x8086, 0x1572, 0x8086, 0x0000); strings.Contains(s, "rNDC") || s == n.subsystem(0x8086, 0x1572, 0x1028, 0x0000) {
 		t.Errorf("Intel X710 8086:0000 named %q, Dell's name", s)
 	}
-	if s := n.Subsystem(0x8086, 0x1572, 0x1028, 0x0000); !strings.Contains(s, "X710") {
+	if s := n.subsystem(0x8086, 0x1572, 0x1028, 0x0000); !strings.Contains(s, "X710") {
 		t.Errorf("Dell X710 1028:0000 named %q", s)
 	}
 }

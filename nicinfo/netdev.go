@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/nicdiag/nicdiag/internal/fsroot"
+	"github.com/nicdiag/nicdiag/internal/text"
 	"github.com/nicdiag/nicdiag/pcie"
 )
 
@@ -21,16 +22,33 @@ func (r *reader) missing(field string, err error) {
 	r.nic.Missing = append(r.nic.Missing, field+": "+reason(err))
 }
 
+// readText reads an attribute that ends up in output (a MAC, an operstate,
+// a uevent) without the control characters a hand-made snapshot could put
+// in it.
+func (r *reader) readText(p string) (string, error) {
+	s, err := r.root.ReadString(p)
+	return text.Clean(s), err
+}
+
+// readLinkBase is LinkBase for a name that ends up in output (a driver).
+func (r *reader) readLinkBase(p string) (string, error) {
+	s, err := r.root.LinkBase(p)
+	return text.Clean(s), err
+}
+
 // reason words an error without the root's directory, so that a snapshot and
 // the host it came from say the same thing.
 func reason(err error) string {
+	err = unwrapPkg(err)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "absent"
+	case errors.Is(err, fsroot.ErrEscape): // before ErrPermission, which it matches
+		return "symlink leaves the root"
+	case errors.Is(err, fsroot.ErrNotRegular):
+		return fsroot.ErrNotRegular.Error()
 	case errors.Is(err, fs.ErrPermission):
 		return "permission denied (needs root)"
-	case errors.Is(err, fsroot.ErrEscape):
-		return "symlink leaves the root"
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
@@ -54,7 +72,7 @@ func (r *reader) readNetdev(name string) (devPath string) {
 	} else {
 		n.Index = int(v)
 	}
-	if s, err := r.root.ReadString(dir + "/address"); err != nil {
+	if s, err := r.readText(dir + "/address"); err != nil {
 		r.missing("mac", err)
 	} else {
 		n.MAC = s
@@ -64,14 +82,14 @@ func (r *reader) readNetdev(name string) (devPath string) {
 	} else {
 		n.MTU = int(v)
 	}
-	if s, err := r.root.ReadString(dir + "/operstate"); err != nil {
+	if s, err := r.readText(dir + "/operstate"); err != nil {
 		r.missing("operstate", err)
 	} else {
 		n.OperState = s
 	}
 	r.readQueues(dir + "/queues")
 	r.readSysfsLink(dir)
-	if ue, err := r.root.ReadString(dir + "/uevent"); err == nil {
+	if ue, err := r.readText(dir + "/uevent"); err == nil {
 		for _, l := range strings.Split(ue, "\n") {
 			if v, ok := strings.CutPrefix(l, "DEVTYPE="); ok {
 				n.Kind = strings.TrimSpace(v)
@@ -104,7 +122,7 @@ func (r *reader) readQueues(dir string) {
 		return
 	}
 	q := &r.nic.Queues
-	q.RX, q.TX = ParseQueueDirs(names)
+	q.RX, q.TX = parseQueueDirs(names)
 	for _, e := range names {
 		if !strings.HasPrefix(e, "rx-") {
 			continue
@@ -113,7 +131,7 @@ func (r *reader) readQueues(dir string) {
 		if err != nil {
 			continue // absent without CONFIG_RPS; not worth a Missing per queue
 		}
-		if set, _ := ParseCPUMask(s); set {
+		if set, _ := parseCPUMask(s); set {
 			q.RPS = true
 			break
 		}
@@ -128,14 +146,14 @@ func (r *reader) readSysfsLink(dir string) {
 	l := &r.nic.Link
 	l.SpeedMbps = SpeedUnknown
 	if s, err := r.root.ReadString(dir + "/speed"); err == nil {
-		if v, err := ParseNetSpeed(s); err != nil {
+		if v, err := parseNetSpeed(s); err != nil {
 			r.missing("link.speed", err)
 		} else {
 			l.SpeedMbps = v
 		}
 	}
 	if s, err := r.root.ReadString(dir + "/duplex"); err == nil {
-		if v, err := ParseDuplex(s); err != nil {
+		if v, err := parseDuplex(s); err != nil {
 			r.missing("link.duplex", err)
 		} else {
 			l.Duplex = v
@@ -149,7 +167,7 @@ func (r *reader) readSysfsLink(dir string) {
 // and the kernel path of the PCI function, if any.
 func (r *reader) join(dev string) (bdf pcie.Address, pciDir string) {
 	n := r.nic
-	if drv, err := r.root.LinkBase(dev + "/driver"); err == nil {
+	if drv, err := r.readLinkBase(dev + "/driver"); err == nil {
 		n.Driver = drv // the netdev's driver; ethtool's answer replaces it
 	}
 	for p := dev; p != "/sys/devices" && p != "/" && p != "."; p = path.Dir(p) {
@@ -199,12 +217,12 @@ func (r *reader) readUSB(p, iface string) {
 		r.missing("usb.speed", err)
 	} else if v == "1.5" {
 		u.SpeedMbps = 1 // low speed, 1.5 Mb/s
-	} else if f, err := ParseNetSpeed(v); err == nil && f > 0 {
+	} else if f, err := parseNetSpeed(v); err == nil && f > 0 {
 		u.SpeedMbps = f
 	} else {
-		r.missing("usb.speed", fmt.Errorf("%w: USB speed %q", ErrMalformed, clip(v)))
+		r.missing("usb.speed", fmt.Errorf("%w: USB speed %q", ErrMalformed, text.Clip(v)))
 	}
-	if drv, err := r.root.LinkBase(iface + "/driver"); err == nil {
+	if drv, err := r.readLinkBase(iface + "/driver"); err == nil {
 		u.Driver = drv
 	}
 	r.nic.USB = u

@@ -86,11 +86,6 @@ func (n *NIC) ID() string {
 	return n.Name
 }
 
-// IsVirtual reports whether n is a paravirtual or software interface
-// (Label's LabelVirtual): its speed is nominal and its PCIe link, if any,
-// emulated. It is the one test of virtual-ness the packages share.
-func IsVirtual(n *NIC) bool { return Label(*n) == LabelVirtual }
-
 // PCIFunction is the PCI identity of a NIC's function.
 type PCIFunction struct {
 	Address         pcie.Address `json:"address"` // "0000:01:00.0"

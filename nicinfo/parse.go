@@ -5,23 +5,25 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/nicdiag/nicdiag/internal/text"
 )
 
-// ParseNetSpeed parses /sys/class/net/IFACE/speed. The kernel's "unknown"
+// parseNetSpeed parses /sys/class/net/IFACE/speed. The kernel's "unknown"
 // spellings ("-1", "4294967295", old drivers' "65535", and "0") give
 // SpeedUnknown; anything that is not a decimal integer wraps ErrMalformed.
-func ParseNetSpeed(s string) (int, error) {
+func parseNetSpeed(s string) (int, error) {
 	t := strings.TrimSpace(s)
 	switch t {
 	case "-1", "4294967295", "65535", "0":
 		return SpeedUnknown, nil
 	}
 	if t == "" || len(t) > 10 {
-		return SpeedUnknown, fmt.Errorf("%w: speed %q", ErrMalformed, clip(s))
+		return SpeedUnknown, fmt.Errorf("%w: speed %q", ErrMalformed, text.Clip(s))
 	}
 	v, err := strconv.ParseUint(t, 10, 32)
 	if err != nil || v > 1<<31-1 {
-		return SpeedUnknown, fmt.Errorf("%w: speed %q", ErrMalformed, clip(s))
+		return SpeedUnknown, fmt.Errorf("%w: speed %q", ErrMalformed, text.Clip(s))
 	}
 	if v == 0 {
 		return SpeedUnknown, nil // "00"
@@ -29,19 +31,19 @@ func ParseNetSpeed(s string) (int, error) {
 	return int(v), nil
 }
 
-// ParseDuplex parses /sys/class/net/IFACE/duplex: "full", "half" or
+// parseDuplex parses /sys/class/net/IFACE/duplex: "full", "half" or
 // "unknown".
-func ParseDuplex(s string) (string, error) {
+func parseDuplex(s string) (string, error) {
 	switch t := strings.TrimSpace(s); t {
 	case "full", "half", "unknown":
 		return t, nil
 	}
-	return "", fmt.Errorf("%w: duplex %q", ErrMalformed, clip(s))
+	return "", fmt.Errorf("%w: duplex %q", ErrMalformed, text.Clip(s))
 }
 
-// ParseQueueDirs counts the rx-N and tx-N entries of a queues/ directory.
+// parseQueueDirs counts the rx-N and tx-N entries of a queues/ directory.
 // Other names are ignored.
-func ParseQueueDirs(names []string) (rx, tx int) {
+func parseQueueDirs(names []string) (rx, tx int) {
 	for _, n := range names {
 		if q, ok := strings.CutPrefix(n, "rx-"); ok && isDec(q) {
 			rx++
@@ -52,17 +54,17 @@ func ParseQueueDirs(names []string) (rx, tx int) {
 	return rx, tx
 }
 
-// ParseIRQDir turns the entry names of a msi_irqs/ directory into sorted IRQ
+// parseIRQDir turns the entry names of a msi_irqs/ directory into sorted IRQ
 // numbers. A name that is not a decimal IRQ number wraps ErrMalformed; the
 // good numbers are returned with it.
-func ParseIRQDir(names []string) ([]int, error) {
+func parseIRQDir(names []string) ([]int, error) {
 	out := make([]int, 0, len(names))
 	var bad error
 	for _, n := range names {
 		v, err := strconv.ParseUint(n, 10, 31)
 		if err != nil || !isDec(n) {
 			if bad == nil {
-				bad = fmt.Errorf("%w: msi_irqs entry %q", ErrMalformed, clip(n))
+				bad = fmt.Errorf("%w: msi_irqs entry %q", ErrMalformed, text.Clip(n))
 			}
 			continue
 		}
@@ -72,9 +74,9 @@ func ParseIRQDir(names []string) ([]int, error) {
 	return out, bad
 }
 
-// ParseCPUMask reports whether a sysfs CPU mask ("00000000,0000000f") has any
+// parseCPUMask reports whether a sysfs CPU mask ("00000000,0000000f") has any
 // bit set. It wraps ErrMalformed for anything but hex digits and commas.
-func ParseCPUMask(s string) (bool, error) {
+func parseCPUMask(s string) (bool, error) {
 	t := strings.TrimSpace(s)
 	if t == "" {
 		return false, fmt.Errorf("%w: empty CPU mask", ErrMalformed)
@@ -87,22 +89,22 @@ func ParseCPUMask(s string) (bool, error) {
 		case isHexByte(c):
 			set = true
 		default:
-			return false, fmt.Errorf("%w: CPU mask %q", ErrMalformed, clip(s))
+			return false, fmt.Errorf("%w: CPU mask %q", ErrMalformed, text.Clip(s))
 		}
 	}
 	return set, nil
 }
 
-// ParseHexID parses a sysfs ID attribute ("0x8086") into at most bits bits.
-func ParseHexID(s string, bits int) (uint32, error) {
+// parseHexID parses a sysfs ID attribute ("0x8086") into at most bits bits.
+func parseHexID(s string, bits int) (uint32, error) {
 	t := strings.TrimSpace(s)
 	t = strings.TrimPrefix(strings.TrimPrefix(t, "0x"), "0X")
 	if t == "" || !isHex(t) {
-		return 0, fmt.Errorf("%w: hex ID %q", ErrMalformed, clip(s))
+		return 0, fmt.Errorf("%w: hex ID %q", ErrMalformed, text.Clip(s))
 	}
 	v, err := strconv.ParseUint(t, 16, bits)
 	if err != nil {
-		return 0, fmt.Errorf("%w: hex ID %q wider than %d bits", ErrMalformed, clip(s), bits)
+		return 0, fmt.Errorf("%w: hex ID %q wider than %d bits", ErrMalformed, text.Clip(s), bits)
 	}
 	return uint32(v), nil
 }
@@ -133,12 +135,4 @@ func isDec(s string) bool {
 		}
 	}
 	return true
-}
-
-// clip shortens hostile input before it goes into a message.
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "…"
-	}
-	return s
 }

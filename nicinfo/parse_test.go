@@ -12,39 +12,39 @@ func TestParseNetSpeed(t *testing.T) {
 		"1000\n": 1000, "25000": 25000, "-1": SpeedUnknown, "4294967295": SpeedUnknown,
 		"65535": SpeedUnknown, "0": SpeedUnknown,
 	} {
-		if got, err := ParseNetSpeed(in); err != nil || got != want {
-			t.Errorf("ParseNetSpeed(%q) = %d, %v; want %d", in, got, err, want)
+		if got, err := parseNetSpeed(in); err != nil || got != want {
+			t.Errorf("parseNetSpeed(%q) = %d, %v; want %d", in, got, err, want)
 		}
 	}
 	for _, in := range []string{"", "fast", "-2", "1e3", "99999999999", "0x10", "+100"} {
-		if got, err := ParseNetSpeed(in); !errors.Is(err, ErrMalformed) || got != SpeedUnknown {
-			t.Errorf("ParseNetSpeed(%q) = %d, %v; want ErrMalformed", in, got, err)
+		if got, err := parseNetSpeed(in); !errors.Is(err, ErrMalformed) || got != SpeedUnknown {
+			t.Errorf("parseNetSpeed(%q) = %d, %v; want ErrMalformed", in, got, err)
 		}
 	}
 }
 
 func TestParseQueuesIRQsMasks(t *testing.T) {
-	rx, tx := ParseQueueDirs([]string{"rx-0", "rx-1", "tx-0", "rx-x", "tx-", "foo"})
+	rx, tx := parseQueueDirs([]string{"rx-0", "rx-1", "tx-0", "rx-x", "tx-", "foo"})
 	if rx != 2 || tx != 1 {
 		t.Errorf("queues %d/%d; want 2/1", rx, tx)
 	}
-	irqs, err := ParseIRQDir([]string{"40", "38", "bad", "39"})
+	irqs, err := parseIRQDir([]string{"40", "38", "bad", "39"})
 	if !errors.Is(err, ErrMalformed) || len(irqs) != 3 || irqs[0] != 38 || irqs[2] != 40 {
 		t.Errorf("irqs %v, %v", irqs, err)
 	}
 	for in, want := range map[string]bool{"0": false, "00000000,00000000": false, "00000000,00000010": true, "f": true} {
-		if got, err := ParseCPUMask(in); err != nil || got != want {
-			t.Errorf("ParseCPUMask(%q) = %v, %v", in, got, err)
+		if got, err := parseCPUMask(in); err != nil || got != want {
+			t.Errorf("parseCPUMask(%q) = %v, %v", in, got, err)
 		}
 	}
-	if _, err := ParseCPUMask("0-3"); !errors.Is(err, ErrMalformed) {
-		t.Error("ParseCPUMask accepted a list")
+	if _, err := parseCPUMask("0-3"); !errors.Is(err, ErrMalformed) {
+		t.Error("parseCPUMask accepted a list")
 	}
-	if v, err := ParseHexID("0x020000\n", 24); err != nil || v != 0x020000 {
-		t.Errorf("ParseHexID = %x, %v", v, err)
+	if v, err := parseHexID("0x020000\n", 24); err != nil || v != 0x020000 {
+		t.Errorf("parseHexID = %x, %v", v, err)
 	}
-	if _, err := ParseHexID("0x10000", 16); !errors.Is(err, ErrMalformed) {
-		t.Error("ParseHexID accepted 17 bits as 16")
+	if _, err := parseHexID("0x10000", 16); !errors.Is(err, ErrMalformed) {
+		t.Error("parseHexID accepted 17 bits as 16")
 	}
 }
 
@@ -55,22 +55,22 @@ func FuzzSysfsValues(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if v, err := ParseNetSpeed(s); err == nil && v != SpeedUnknown {
+		if v, err := parseNetSpeed(s); err == nil && v != SpeedUnknown {
 			if u, err := strconv.ParseUint(strings.TrimSpace(s), 10, 32); err != nil || int(u) != v || v <= 0 {
-				t.Fatalf("ParseNetSpeed(%q) = %d", s, v)
+				t.Fatalf("parseNetSpeed(%q) = %d", s, v)
 			}
 		}
-		if v, err := ParseHexID(s, 16); err == nil && v > 0xffff {
-			t.Fatalf("ParseHexID(%q) = %x", s, v)
+		if v, err := parseHexID(s, 16); err == nil && v > 0xffff {
+			t.Fatalf("parseHexID(%q) = %x", s, v)
 		}
-		ParseDuplex(s)
-		ParseCPUMask(s)
+		parseDuplex(s)
+		parseCPUMask(s)
 		parts := strings.Split(s, "/")
-		rx, tx := ParseQueueDirs(parts)
+		rx, tx := parseQueueDirs(parts)
 		if rx+tx > len(parts) {
 			t.Fatalf("%d queues from %d names", rx+tx, len(parts))
 		}
-		irqs, _ := ParseIRQDir(parts)
+		irqs, _ := parseIRQDir(parts)
 		for _, i := range irqs {
 			if i < 0 {
 				t.Fatalf("negative IRQ %d", i)
@@ -87,7 +87,7 @@ func FuzzEthtoolAnswers(f *testing.F) {
 	f.Add([]byte(`{"schema":2}`))
 	f.Add([]byte(`{`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		a, err := ParseEthtoolAnswers(b)
+		a, err := parseEthtoolAnswers(b)
 		if err == nil && a.Link != nil && (a.Link.SpeedMbps < SpeedUnknown || a.Link.SpeedMbps == 0) {
 			t.Fatalf("speed %d accepted", a.Link.SpeedMbps)
 		}

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/nicdiag/nicdiag/internal/text"
 	"github.com/nicdiag/nicdiag/pcie"
 )
 
@@ -25,7 +25,7 @@ func (r *reader) readPCI(ctx context.Context, bdf pcie.Address, dir string) {
 			r.missing(field, err)
 			return 0
 		}
-		v, err := ParseHexID(s, bits)
+		v, err := parseHexID(s, bits)
 		if err != nil {
 			r.missing(field, err)
 		}
@@ -38,7 +38,7 @@ func (r *reader) readPCI(ctx context.Context, bdf pcie.Address, dir string) {
 	f.Class = id("class", "pci.class", 24)
 	f.Revision = uint8(id("revision", "pci.revision", 8))
 
-	if drv, err := r.root.LinkBase(dir + "/driver"); err == nil {
+	if drv, err := r.readLinkBase(dir + "/driver"); err == nil {
 		f.Driver = drv
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		r.missing("pci.driver", err)
@@ -51,7 +51,7 @@ func (r *reader) readPCI(ctx context.Context, bdf pcie.Address, dir string) {
 	} else {
 		r.missing("numa_node", fmt.Errorf("%w: %d", ErrMalformed, v))
 	}
-	if s, err := r.root.ReadString(dir + "/local_cpulist"); err != nil {
+	if s, err := r.readText(dir + "/local_cpulist"); err != nil {
 		r.missing("local_cpus", err)
 	} else {
 		n.LocalCPUs = s
@@ -66,7 +66,7 @@ func (r *reader) readPCI(ctx context.Context, bdf pcie.Address, dir string) {
 func (r *reader) readIRQs(f *PCIFunction, dir string) {
 	names, err := r.root.ReadDir(dir + "/msi_irqs")
 	if err == nil {
-		irqs, bad := ParseIRQDir(names)
+		irqs, bad := parseIRQDir(names)
 		f.IRQs = irqs
 		if bad != nil {
 			r.missing("pci.irqs", bad)
@@ -93,7 +93,7 @@ func (r *reader) readSRIOV(f *PCIFunction, dir string) {
 		if a := pcie.Address(pf); a.Valid() {
 			f.PhysFn = a
 		} else {
-			r.missing("pci.physfn", fmt.Errorf("%w: %q", pcie.ErrBadAddress, clip(pf)))
+			r.missing("pci.physfn", fmt.Errorf("%w: %q", pcie.ErrBadAddress, text.Clip(pf)))
 		}
 	}
 	if v, err := r.root.ReadInt(dir + "/sriov_totalvfs"); err == nil && v > 0 && v < 1<<16 {
@@ -157,8 +157,7 @@ func (r *reader) readPCIeLink(ctx context.Context, f *PCIFunction) {
 // checkConfig names config space bytes that could not be read: without
 // root the kernel gives the first 64 of 256 or 4096.
 func (r *reader) checkConfig(dir string) {
-	p := r.root.Path(dir + "/config")
-	fh, err := os.Open(p)
+	fh, err := r.root.Open(dir + "/config")
 	if err != nil {
 		r.missing("pci.config", err)
 		return

@@ -1,7 +1,6 @@
 package nicinfo
 
 import (
-	"bytes"
 	"compress/gzip"
 	"errors"
 	"fmt"
@@ -48,8 +47,7 @@ func subKey(v, d, sv, sd uint16) uint64 {
 
 // PCINames holds the names found for a PCIQuery.
 type PCINames struct {
-	// Source is the file the names came from.
-	Source   string
+	source   string // the file the names came from
 	vendors  map[uint16]string
 	devices  map[uint32]string
 	subs     map[uint64]string
@@ -76,7 +74,7 @@ func (n *PCINames) Device(v, d uint16) string {
 // Subsystem returns the name pci.ids gives the subsystem (sv, sd) of device
 // (v, d), matching both the subsystem vendor and the subsystem device; "" if
 // pci.ids has no entry for exactly that pair.
-func (n *PCINames) Subsystem(v, d, sv, sd uint16) string {
+func (n *PCINames) subsystem(v, d, sv, sd uint16) string {
 	if n == nil {
 		return ""
 	}
@@ -85,7 +83,7 @@ func (n *PCINames) Subsystem(v, d, sv, sd uint16) string {
 
 // Class returns the subclass name for a 24-bit class code ("Ethernet
 // controller"), else the base class name, else "".
-func (n *PCINames) Class(class uint32) string {
+func (n *PCINames) class(class uint32) string {
 	if n == nil {
 		return ""
 	}
@@ -99,229 +97,8 @@ func (n *PCINames) Class(class uint32) string {
 func (n *PCINames) fill(f *PCIFunction) {
 	f.VendorName = n.Vendor(f.VendorID)
 	f.DeviceName = n.Device(f.VendorID, f.DeviceID)
-	f.SubsystemName = n.Subsystem(f.VendorID, f.DeviceID, f.SubsystemVendor, f.SubsystemDevice)
-	f.ClassName = n.Class(f.Class)
-}
-
-// ScanPCIIDs reads the names for q from the text of a pci.ids file. Lines it
-// cannot read are skipped, as lspci does; it fails only on a read error.
-func ScanPCIIDs(r io.Reader, q *PCIQuery) (*PCINames, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxPCIIDs+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxPCIIDs {
-		return nil, fmt.Errorf("%w: pci.ids larger than %d bytes", ErrMalformed, maxPCIIDs)
-	}
-	return scanPCIIDs(data, q), nil
-}
-
-// scanPCIIDs finds each wanted vendor's block (and each wanted class's)
-// with one fast substring search per ID and parses only those lines, so the
-// cost is a few memchr-speed passes, not a parse of the whole file. IDs are
-// matched in lower-case hex, as pci.ids writes them.
-func scanPCIIDs(data []byte, q *PCIQuery) *PCINames {
-	n := &PCINames{
-		vendors:  map[uint16]string{},
-		devices:  map[uint32]string{},
-		subs:     map[uint64]string{},
-		classes:  map[uint8]string{},
-		subclass: map[uint16]string{},
-	}
-	if q == nil {
-		return n
-	}
-	for v := range q.vendors {
-		blk := vendorBlock(data, v)
-		if blk == nil {
-			continue
-		}
-		line, rest := nextLine(blk)
-		if _, name, ok := idName(line, 4); ok {
-			n.vendors[v] = name
-		}
-		scanVendor(rest, v, q, n)
-	}
-	bases := map[uint8]bool{}
-	for c := range q.classes {
-		bases[uint8(c>>8)] = true
-	}
-	for c := range bases {
-		blk := lastBlock(data, fmt.Sprintf("C %02x  ", c))
-		if blk == nil {
-			continue
-		}
-		line, rest := nextLine(blk)
-		if _, name, ok := idName(line[2:], 2); ok {
-			n.classes[c] = name
-		}
-		for len(rest) > 0 && rest[0] == '\t' {
-			line, rest = nextLine(rest)
-			if len(line) > 1 && line[1] == '\t' {
-				continue // programming interfaces
-			}
-			if id, name, ok := idName(line[1:], 2); ok && q.classes[uint16(c)<<8|uint16(id)] {
-				n.subclass[uint16(c)<<8|uint16(id)] = name
-			}
-		}
-	}
-	return n
-}
-
-// vendorBlock returns data from vendor v's line, or nil. pci.ids lists
-// vendors in ascending order, so a binary search over byte offsets finds it
-// in a few dozen line hops; if that misses (a file out of order, or a vendor
-// it lacks), a plain search decides.
-func vendorBlock(data []byte, v uint16) []byte {
-	lo, hi := 0, len(data)
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		off, id, ok := vendorLineFrom(data, mid, hi)
-		switch {
-		case !ok:
-			hi = mid
-		case id < uint32(v):
-			lo = off + 1
-		case id > uint32(v):
-			hi = mid
-		default:
-			return data[off:]
-		}
-	}
-	prefix := fmt.Sprintf("%04x  ", v)
-	if bytes.HasPrefix(data, []byte(prefix)) {
-		return data
-	}
-	if i := bytes.Index(data, []byte("\n"+prefix)); i >= 0 {
-		return data[i+1:]
-	}
-	return nil
-}
-
-// vendorLineFrom finds the first vendor line ("8086  Intel ...") that starts
-// at or after from and before end.
-func vendorLineFrom(data []byte, from, end int) (off int, id uint32, ok bool) {
-	i := from
-	if i > 0 && data[i-1] != '\n' {
-		j := bytes.IndexByte(data[i:end], '\n')
-		if j < 0 {
-			return 0, 0, false
-		}
-		i += j + 1
-	}
-	for i < end {
-		if v, rest, ok := hexField(data[i:], 4); ok && len(rest) > 1 && rest[0] == ' ' && rest[1] == ' ' {
-			return i, v, true
-		}
-		j := bytes.IndexByte(data[i:end], '\n')
-		if j < 0 {
-			return 0, 0, false
-		}
-		i += j + 1
-	}
-	return 0, 0, false
-}
-
-// lastBlock returns data from the last line that starts with prefix, or nil.
-// Classes sit at the end of pci.ids, so searching backwards is quick.
-func lastBlock(data []byte, prefix string) []byte {
-	if i := bytes.LastIndex(data, []byte("\n"+prefix)); i >= 0 {
-		return data[i+1:]
-	}
-	if bytes.HasPrefix(data, []byte(prefix)) {
-		return data
-	}
-	return nil
-}
-
-func nextLine(b []byte) (line, rest []byte) {
-	i := bytes.IndexByte(b, '\n')
-	if i < 0 {
-		return b, nil
-	}
-	return b[:i], b[i+1:]
-}
-
-// scanVendor reads the device and subsystem lines that follow a vendor
-// line, up to the next line that does not start with a tab. Comment lines
-// inside the block are skipped.
-func scanVendor(b []byte, vendor uint16, q *PCIQuery, n *PCINames) {
-	var device uint16
-	wanted := false
-	for len(b) > 0 && (b[0] == '\t' || b[0] == '#') {
-		var line []byte
-		line, b = nextLine(b)
-		if line[0] == '#' {
-			continue
-		}
-		if len(line) > 1 && line[1] == '\t' {
-			if !wanted {
-				continue
-			}
-			// "\t\tsvid sdid  Name"
-			sv, rest, ok := hexField(line[2:], 4)
-			if !ok || len(rest) == 0 || rest[0] != ' ' {
-				continue
-			}
-			sd, name, ok := idName(rest[1:], 4)
-			if !ok {
-				continue
-			}
-			if k := subKey(vendor, device, uint16(sv), uint16(sd)); q.subs[k] {
-				n.subs[k] = name
-			}
-			continue
-		}
-		id, _, ok := hexField(line[1:], 4)
-		if !ok {
-			wanted = false
-			continue
-		}
-		device = uint16(id)
-		k := uint32(vendor)<<16 | uint32(device)
-		if wanted = q.devices[k]; !wanted {
-			continue
-		}
-		if _, name, ok := idName(line[1:], 4); ok {
-			n.devices[k] = name
-		}
-	}
-}
-
-// idName parses "<digits hex>  Name".
-func idName(b []byte, digits int) (uint32, string, bool) {
-	id, rest, ok := hexField(b, digits)
-	if !ok || len(rest) < 2 || rest[0] != ' ' {
-		return 0, "", false
-	}
-	name := strings.TrimSpace(string(rest[1:]))
-	if name == "" {
-		return 0, "", false
-	}
-	return id, name, true
-}
-
-// hexField parses exactly digits hex digits at the start of b.
-func hexField(b []byte, digits int) (uint32, []byte, bool) {
-	if len(b) < digits {
-		return 0, nil, false
-	}
-	var v uint32
-	for _, c := range b[:digits] {
-		var d byte
-		switch {
-		case c >= '0' && c <= '9':
-			d = c - '0'
-		case c >= 'a' && c <= 'f':
-			d = c - 'a' + 10
-		case c >= 'A' && c <= 'F':
-			d = c - 'A' + 10
-		default:
-			return 0, nil, false
-		}
-		v = v<<4 | uint32(d)
-	}
-	return v, b[digits:], true
+	f.SubsystemName = n.subsystem(f.VendorID, f.DeviceID, f.SubsystemVendor, f.SubsystemDevice)
+	f.ClassName = n.class(f.Class)
 }
 
 // pciIDsCandidates are searched in order. pcidb also looks in
@@ -336,35 +113,49 @@ var pciIDsCandidates = []string{
 
 // loadPCINames finds pci.ids (explicit, else in the snapshot root, else on
 // the host; see WithPCIIDs) and reads the names for q. With no file it
-// returns an error wrapping ErrNoPCIIDs.
+// returns an error wrapping ErrNoPCIIDs. Every candidate is opened through
+// fsroot: the snapshot's own inside the snapshot (a symlink out of it is
+// ErrEscape, not a quiet read of the host's file), the host's and an
+// explicit one as host files; none may be a FIFO or other non-regular file.
 func loadPCINames(root fsroot.Root, explicit string, q *PCIQuery) (*PCINames, error) {
-	var paths []string
+	type candidate struct {
+		name string // the file as the messages and Source name it
+		open func() (*os.File, error)
+	}
+	var cands []candidate
 	if explicit != "" {
-		paths = []string{explicit}
+		cands = []candidate{{explicit, func() (*os.File, error) { return fsroot.OpenFile(explicit) }}}
 	} else {
+		host := fsroot.New("/")
 		if !root.Live() {
 			for _, c := range pciIDsCandidates {
-				paths = append(paths, root.Path(c))
+				cands = append(cands, candidate{root.Path(c), func() (*os.File, error) { return root.Open(c) }})
 			}
 		}
-		paths = append(paths, pciIDsCandidates...)
+		for _, c := range pciIDsCandidates {
+			cands = append(cands, candidate{c, func() (*os.File, error) { return host.Open(c) }})
+		}
 	}
-	for _, p := range paths {
-		f, err := os.Open(p)
+	for _, c := range cands {
+		f, err := c.open()
 		if errors.Is(err, fs.ErrNotExist) && explicit == "" {
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		names, err := readPCIIDs(f, p, q)
+		names, err := readPCIIDs(f, c.name, q)
 		f.Close()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
+			return nil, fmt.Errorf("%s: %w", c.name, err)
 		}
 		return names, nil
 	}
-	return nil, fmt.Errorf("%w (searched %s)", ErrNoPCIIDs, strings.Join(paths, ", "))
+	searched := make([]string, len(cands))
+	for i, c := range cands {
+		searched[i] = c.name
+	}
+	return nil, fmt.Errorf("%w (searched %s)", ErrNoPCIIDs, strings.Join(searched, ", "))
 }
 
 func readPCIIDs(f *os.File, p string, q *PCIQuery) (*PCINames, error) {
@@ -375,7 +166,7 @@ func readPCIIDs(f *os.File, p string, q *PCIQuery) (*PCINames, error) {
 			return nil, err
 		}
 		defer zr.Close()
-		if n, err = ScanPCIIDs(zr, q); err != nil {
+		if n, err = scanPCIIDsReader(zr, q); err != nil {
 			return nil, err
 		}
 	} else {
@@ -386,7 +177,7 @@ func readPCIIDs(f *os.File, p string, q *PCIQuery) (*PCINames, error) {
 		n = scanPCIIDs(data, q) // names are copied out of the mapping
 		done()
 	}
-	n.Source = p
+	n.source = p
 	return n, nil
 }
 
@@ -425,5 +216,6 @@ func readAllInto(b []byte, r io.Reader) ([]byte, error) {
 // Without a pci.ids it returns an error wrapping ErrNoPCIIDs.
 func LookupNames(q *PCIQuery, opts ...Option) (*PCINames, error) {
 	o := buildOptions(opts)
-	return loadPCINames(o.root, o.pciIDs, q)
+	names, err := loadPCINames(o.root, o.pciIDs, q)
+	return names, wrapErr(err)
 }

@@ -1,7 +1,6 @@
 package nicinfo
 
 import (
-	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/jaypipes/pcidb"
+	"github.com/nicdiag/nicdiag/internal/text"
 )
 
 const hostPCIIDs = "/usr/share/misc/pci.ids"
@@ -48,7 +48,7 @@ func snapshotIDs(t *testing.T) []quad {
 				ok = false
 				break
 			}
-			v, err := ParseHexID(string(b), 16)
+			v, err := parseHexID(string(b), 16)
 			if err != nil {
 				ok = false
 				break
@@ -103,7 +103,7 @@ func TestAgainstPCIDB(t *testing.T) {
 			named := 0
 			for _, x := range ids {
 				wv, wd, ws := pcidbNames(db, x.v, x.d, x.sv, x.sd)
-				gv, gd, gs := n.Vendor(x.v), n.Device(x.v, x.d), n.Subsystem(x.v, x.d, x.sv, x.sd)
+				gv, gd, gs := n.Vendor(x.v), n.Device(x.v, x.d), n.subsystem(x.v, x.d, x.sv, x.sd)
 				if gv != wv || gd != wd || gs != ws {
 					t.Errorf("%04x:%04x %04x:%04x: got %q/%q/%q; pcidb %q/%q/%q", x.v, x.d, x.sv, x.sd, gv, gd, gs, wv, wd, ws)
 				}
@@ -119,7 +119,7 @@ func TestAgainstPCIDB(t *testing.T) {
 }
 
 // FuzzScanPCIIDs: any file is read without panic, and every name returned
-// is text from that file.
+// is text from that file, without its control characters (text.Clean).
 func FuzzScanPCIIDs(f *testing.F) {
 	f.Add([]byte("8086  Intel\n\t1521  I350\n\t\t8086 0001  I350-T4\nC 02  Network controller\n\t00  Ethernet controller\n"))
 	f.Add([]byte("8086"))
@@ -128,9 +128,12 @@ func FuzzScanPCIIDs(f *testing.F) {
 		var q PCIQuery
 		q.Add(0x8086, 0x1521, 0x8086, 0x0001, 0x020000)
 		n := scanPCIIDs(b, &q)
-		for _, s := range []string{n.Vendor(0x8086), n.Device(0x8086, 0x1521), n.Subsystem(0x8086, 0x1521, 0x8086, 1), n.Class(0x020000)} {
-			if s != "" && !bytes.Contains(b, []byte(s)) {
+		for _, s := range []string{n.Vendor(0x8086), n.Device(0x8086, 0x1521), n.subsystem(0x8086, 0x1521, 0x8086, 1), n.class(0x020000)} {
+			if s != "" && !strings.Contains(text.Clean(string(b)), s) {
 				t.Fatalf("name %q is not in the input", s)
+			}
+			if text.Clean(s) != s {
+				t.Fatalf("name %q keeps control characters", s)
 			}
 			if strings.ContainsAny(s, "\n") {
 				t.Fatalf("name %q spans lines", s)

@@ -6,7 +6,7 @@ package nicinfo
 // how nicdiag reads snapshots. It is used only for that enumeration, with its
 // known traps avoided (docs/dependencies.md §1):
 //   - an empty pcidb.PCIDB is passed, so ghw never parses all of pci.ids
-//     (40-85 ms); names come from the package's own ScanPCIIDs lookup;
+//     (40-85 ms); names come from the package's own pci.ids scanner;
 //   - topology detection, external tools and warnings (which ghw would log
 //     to stderr) are off, and the chroot is set explicitly so GHW_CHROOT in
 //     the environment has no say;
@@ -28,6 +28,8 @@ import (
 	"github.com/jaypipes/ghw"
 	"github.com/jaypipes/ghw/pkg/pci"
 	"github.com/jaypipes/pcidb"
+	"github.com/nicdiag/nicdiag/internal/fsroot"
+	"github.com/nicdiag/nicdiag/internal/text"
 	"github.com/nicdiag/nicdiag/pcie"
 )
 
@@ -68,78 +70,23 @@ func (f *NoNetdevFunction) Note() string {
 func NoNetdev(ctx context.Context, opts ...Option) ([]NoNetdevFunction, error) {
 	o := buildOptions(opts)
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, wrapErr(err)
 	}
-	type cand struct {
-		addr  pcie.Address
-		iommu string
-	}
-	var cands []cand
-	var fallback string
-	info, err := pci.New(ctx,
-		ghw.WithChroot(o.root.Dir()),
-		ghw.WithPCIDB(&pcidb.PCIDB{}),
-		ghw.WithDisableTopology(),
-		ghw.WithDisableTools(),
-		ghw.WithDisableWarnings(),
-	)
-	if err != nil {
-		return nil, fmt.Errorf("nicinfo: listing PCI devices: %w", err)
-	}
-	if len(info.Devices) > 0 {
-		for _, d := range info.Devices {
-			if d.Class != nil && d.Class.ID == "02" {
-				cands = append(cands, cand{pcie.Address(strings.ToLower(d.Address)), d.IOMMUGroup})
-			}
-		}
-	} else {
-		entries, err := o.root.ReadDir("/sys/bus/pci/devices")
-		if errors.Is(err, fs.ErrNotExist) {
-			return []NoNetdevFunction{}, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("nicinfo: listing PCI devices: %w", err)
-		}
-		if len(entries) > 0 {
-			fallback = fallbackNote(o, entries)
-		}
-		for _, e := range entries {
-			a := pcie.Address(e)
-			if !a.Valid() {
-				continue
-			}
-			if c, err := o.root.ReadHex("/sys/bus/pci/devices/" + e + "/class"); err == nil && c>>16 == 0x02 {
-				g, _ := o.root.LinkBase("/sys/bus/pci/devices/" + e + "/iommu_group")
-				cands = append(cands, cand{a, g})
-			}
-		}
-	}
-	out := []NoNetdevFunction{}
-	if len(cands) == 0 {
-		return out, nil
+	cands, fallback, err := pciCandidates(ctx, o)
+	if err != nil || len(cands) == 0 {
+		return cands, wrapErr(err)
 	}
 	withNetdev := netdevFunctions(o)
+	out := []NoNetdevFunction{}
 	var q PCIQuery
 	for _, c := range cands {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, wrapErr(err)
 		}
-		if withNetdev[c.addr] {
+		if withNetdev[c.Address] {
 			continue
 		}
-		n := NIC{Bus: BusPCI, NUMANode: -1}
-		r := reader{root: o.root, nic: &n}
-		dir, err := o.root.Realpath("/sys/bus/pci/devices/" + string(c.addr))
-		if err != nil {
-			r.missing("sysfs", err)
-			n.PCI = &PCIFunction{Address: c.addr}
-		} else {
-			r.readPCI(ctx, c.addr, dir)
-			f := n.PCI
-			q.Add(f.VendorID, f.DeviceID, f.SubsystemVendor, f.SubsystemDevice, f.Class)
-		}
-		fn := NoNetdevFunction{PCIFunction: *n.PCI, NUMANode: n.NUMANode, LocalCPUs: n.LocalCPUs,
-			IOMMUGroup: c.iommu, Missing: n.Missing}
+		fn := readNoNetdev(ctx, o, c.Address, c.IOMMUGroup, &q)
 		if fallback != "" {
 			fn.Warnings = []string{fallback}
 		}
@@ -148,12 +95,11 @@ func NoNetdev(ctx context.Context, opts ...Option) ([]NoNetdevFunction, error) {
 	if q.vendors != nil {
 		names, err := loadPCINames(o.root, o.pciIDs, &q)
 		for i := range out {
-			f := &out[i].PCIFunction
 			if err != nil {
 				out[i].Missing = append(out[i].Missing, "pci.names: "+namesReason(err))
 				continue
 			}
-			names.fill(f)
+			names.fill(&out[i].PCIFunction)
 		}
 	}
 	for i := range out {
@@ -163,13 +109,141 @@ func NoNetdev(ctx context.Context, opts ...Option) ([]NoNetdevFunction, error) {
 	return out, nil
 }
 
+// readNoNetdev reads one function with List's sysfs reader and adds its IDs
+// to q.
+func readNoNetdev(ctx context.Context, o options, addr pcie.Address, iommu string, q *PCIQuery) NoNetdevFunction {
+	n := NIC{Bus: BusPCI, NUMANode: -1}
+	r := reader{root: o.root, nic: &n}
+	dir, err := o.root.Realpath("/sys/bus/pci/devices/" + string(addr))
+	if err != nil {
+		r.missing("sysfs", err)
+		n.PCI = &PCIFunction{Address: addr}
+	} else {
+		r.readPCI(ctx, addr, dir)
+		f := n.PCI
+		q.Add(f.VendorID, f.DeviceID, f.SubsystemVendor, f.SubsystemDevice, f.Class)
+	}
+	return NoNetdevFunction{PCIFunction: *n.PCI, NUMANode: n.NUMANode, LocalCPUs: n.LocalCPUs,
+		IOMMUGroup: iommu, Missing: n.Missing}
+}
+
+// pciCandidates lists the network-class functions (address and IOMMU group
+// filled in, nothing else) from ghw, or from the directory when ghw cannot
+// be used or lists nothing; fallback then says why, for each function's
+// Warnings. An empty list is never nil.
+func pciCandidates(ctx context.Context, o options) (cands []NoNetdevFunction, fallback string, err error) {
+	unsafe := ""
+	if !o.root.Live() {
+		unsafe = ghwUnsafe(o)
+	}
+	if unsafe == "" {
+		info, err := pci.New(ctx,
+			ghw.WithChroot(o.root.Dir()),
+			ghw.WithPCIDB(&pcidb.PCIDB{}),
+			ghw.WithDisableTopology(),
+			ghw.WithDisableTools(),
+			ghw.WithDisableWarnings(),
+		)
+		if err != nil {
+			return nil, "", fmt.Errorf("listing PCI devices: %w", err)
+		}
+		if len(info.Devices) > 0 {
+			cands = []NoNetdevFunction{}
+			for _, d := range info.Devices {
+				if d.Class != nil && d.Class.ID == "02" {
+					cands = append(cands, candidate(pcie.Address(strings.ToLower(d.Address)), text.Clean(d.IOMMUGroup)))
+				}
+			}
+			return cands, "", nil
+		}
+	}
+	entries, err := o.root.ReadDir("/sys/bus/pci/devices")
+	if errors.Is(err, fs.ErrNotExist) {
+		return []NoNetdevFunction{}, "", nil
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("listing PCI devices: %w", err)
+	}
+	switch {
+	case unsafe != "":
+		fallback = "found by reading /sys/bus/pci/devices: ghw not used (" + unsafe + ")"
+	case len(entries) > 0:
+		fallback = fallbackNote(o, entries)
+	}
+	cands = []NoNetdevFunction{}
+	for _, e := range entries {
+		a := pcie.Address(e)
+		if !a.Valid() {
+			continue
+		}
+		if c, err := o.root.ReadHex("/sys/bus/pci/devices/" + e + "/class"); err == nil && c>>16 == 0x02 {
+			g, _ := o.root.LinkBase("/sys/bus/pci/devices/" + e + "/iommu_group")
+			cands = append(cands, candidate(a, text.Clean(g)))
+		}
+	}
+	return cands, fallback, nil
+}
+
+func candidate(a pcie.Address, iommu string) NoNetdevFunction {
+	return NoNetdevFunction{PCIFunction: PCIFunction{Address: a}, IOMMUGroup: iommu}
+}
+
+// ghwFiles are the files ghw reads with plain os calls under each
+// /sys/bus/pci/devices entry; maxGHWFile bounds them.
+var ghwFiles = []string{"modalias", "revision", "numa_node"}
+
+const maxGHWFile = 4096
+
+// refused reports a read fsroot refused by rule (a link out of the root, a
+// file that is not regular), as opposed to one the system denied.
+func refused(err error) bool {
+	return errors.Is(err, fsroot.ErrEscape) || errors.Is(err, fsroot.ErrNotRegular)
+}
+
+// ghwUnsafe says why ghw must not read a snapshot, or "": ghw follows
+// symlinks with plain os calls and reads whole files, so an entry or file
+// that leaves the root, a FIFO (which would block it for ever) or an
+// oversized file keeps it out, and the directory is read through the root
+// instead.
+func ghwUnsafe(o options) string {
+	const dir = "/sys/bus/pci/devices"
+	entries, err := o.root.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	if err != nil {
+		return dir + ": " + reason(err)
+	}
+	for _, e := range entries {
+		if _, err := o.root.Realpath(dir + "/" + e); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return text.Clip(e) + ": " + reason(err)
+		}
+		for _, name := range ghwFiles {
+			f, err := o.root.Open(dir + "/" + e + "/" + name)
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) && !refused(err) {
+				continue // ghw fails on it too, and harmlessly
+			}
+			if err == nil {
+				fi, serr := f.Stat()
+				f.Close()
+				if serr == nil && fi.Size() <= maxGHWFile {
+					continue
+				}
+				err = fsroot.ErrTooLarge
+			}
+			return text.Clip(e) + "/" + name + ": " + reason(err)
+		}
+	}
+	return ""
+}
+
 // fallbackNote says why ghw listed nothing from a non-empty directory,
 // naming the first device it would have stumbled on.
 func fallbackNote(o options, entries []string) string {
 	why := "a device has an unparsable address or an empty or malformed modalias"
 	for _, e := range entries {
 		if !pcie.Address(e).Valid() {
-			why = fmt.Sprintf("entry %q is not a PCI address", clip(e))
+			why = fmt.Sprintf("entry %q is not a PCI address", text.Clip(e))
 			break
 		}
 		m, err := o.root.ReadString("/sys/bus/pci/devices/" + e + "/modalias")

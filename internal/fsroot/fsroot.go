@@ -1,26 +1,42 @@
 // Package fsroot reads kernel files (sysfs, procfs) under a root directory:
 // "/" for the live host, or the directory of an unpacked snapshot. Paths are
 // absolute as the kernel lays them out ("/sys/class/net/eth0/mtu"); the root
-// is prepended. Symlinks are resolved inside the root and never leave it.
+// is prepended. Symlinks are resolved inside the root and never leave it,
+// and only regular files are read: a FIFO, socket or device in a snapshot is
+// refused (ErrNotRegular) without blocking. Every reader of host or snapshot
+// files goes through a Root; OpenFile is the one way to a host file named by
+// the caller outside any root.
 //
 // Errors wrap the underlying *fs.PathError, so errors.Is(err, fs.ErrNotExist)
-// and errors.Is(err, fs.ErrPermission) work.
+// and errors.Is(err, fs.ErrPermission) work. ErrEscape, ErrNotRegular and
+// ErrTooLarge name the refusals; the first two also match fs.ErrPermission.
 package fsroot
 
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/nicdiag/nicdiag/internal/text"
 )
 
 // ErrEscape is returned when a symlink inside a root points outside it.
-var ErrEscape = errors.New("symlink escapes the root")
+// errors.Is(err, fs.ErrPermission) also holds for it: the read is refused.
+var ErrEscape error = refusal("symlink escapes the root")
+
+// refusal is a read the root refuses by rule rather than one the system
+// failed; it matches fs.ErrPermission, so callers outside this internal
+// package can tell it without naming it.
+type refusal string
+
+func (e refusal) Error() string      { return string(e) }
+func (refusal) Is(target error) bool { return target == fs.ErrPermission }
 
 // maxFile bounds one ReadFile: sysfs attributes are one page; /proc files on
 // large hosts reach a few MiB. Anything larger is refused, not truncated.
@@ -72,26 +88,9 @@ func (r Root) confined(p string) (string, error) {
 	return r.Path(real), nil
 }
 
-// ReadFile reads a whole file (up to 64 MiB).
-func (r Root) ReadFile(p string) ([]byte, error) {
-	hp, err := r.confined(p)
-	if err != nil {
-		return nil, err
-	}
-	f, err := os.Open(hp)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxFile+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > maxFile {
-		return nil, &fs.PathError{Op: "read", Path: r.Path(p), Err: errors.New("file larger than 64 MiB")}
-	}
-	return b, nil
-}
+// ReadFile reads a whole file (up to 64 MiB), confined and refusing what
+// Open refuses.
+func (r Root) ReadFile(p string) ([]byte, error) { return r.ReadFileMax(p, maxFile) }
 
 // ReadString reads a one-value attribute file and trims surrounding space.
 func (r Root) ReadString(p string) (string, error) {
@@ -110,7 +109,7 @@ func (r Root) ReadInt(p string) (int64, error) {
 	}
 	v, err := strconv.ParseInt(s, 0, 64)
 	if err != nil {
-		return 0, &fs.PathError{Op: "parse", Path: r.Path(p), Err: fmt.Errorf("not an integer: %q", clip(s))}
+		return 0, &fs.PathError{Op: "parse", Path: r.Path(p), Err: fmt.Errorf("not an integer: %q", text.Clip(s))}
 	}
 	return v, nil
 }
@@ -123,25 +122,28 @@ func (r Root) ReadHex(p string) (uint32, error) {
 	}
 	v, err := strconv.ParseUint(strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X"), 16, 32)
 	if err != nil {
-		return 0, &fs.PathError{Op: "parse", Path: r.Path(p), Err: fmt.Errorf("not a hex number: %q", clip(s))}
+		return 0, &fs.PathError{Op: "parse", Path: r.Path(p), Err: fmt.Errorf("not a hex number: %q", text.Clip(s))}
 	}
 	return uint32(v), nil
 }
 
-// ReadDir lists the names in a directory, sorted.
+// ReadDir lists the names in a directory, sorted. A FIFO or file in place
+// of the directory fails at once (ENOTDIR), never blocks.
 func (r Root) ReadDir(p string) ([]string, error) {
 	hp, err := r.confined(p)
 	if err != nil {
 		return nil, err
 	}
-	ents, err := os.ReadDir(hp)
+	d, err := openDir(hp)
 	if err != nil {
 		return nil, err
 	}
-	names := make([]string, len(ents))
-	for i, e := range ents {
-		names[i] = e.Name()
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return nil, err
 	}
+	sort.Strings(names)
 	return names, nil
 }
 
@@ -247,11 +249,4 @@ func Escapes(dir, t string) bool {
 		}
 	}
 	return false
-}
-
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "…"
-	}
-	return s
 }
