@@ -419,16 +419,26 @@ class Tree:
     # /proc
     def proc(self, *, prec, irqs, arch, stat_cpu, softirqs, softnet, nr_irqs, btime=1700000000,
              softnet_cols=13, ctxt=0, procs=0):
-        """irqs: dicts with irq, counts[ncpus], chip, hwirq, handler, name, aff, eff, node."""
+        """irqs: dicts with irq, counts[ncpus], chip, hwirq, handler, name, aff, eff, node;
+        a dict with "level" ("Level"/"Edge") prints the GENERIC_IRQ_SHOW_LEVEL layout of
+        arm64 (chip, hwirq, trigger, no flow name) instead of x86's "hwirq-handler".
+        arch: (key, counts, desc) tuples, or strings written as they are."""
         n = self.ncpus
         hdr = " " * (prec + 8) + "".join("CPU%-8d" % j for j in range(n)) + "\n"
         lines = [hdr]
         for q in sorted(irqs, key=lambda q: q["irq"]):
             s = "%*d: " % (prec, q["irq"]) + "".join("%10u " % v for v in q["counts"])
-            s += " %8s" % q["chip"] + " %*d" % (prec, q["hwirq"]) + "-%-8s" % q["handler"]
+            if "level" in q:
+                s += " %8s" % q["chip"] + " %*d" % (prec, q["hwirq"]) + " %-8s" % q["level"]
+            else:
+                s += " %8s" % q["chip"] + " %*d" % (prec, q["hwirq"]) + "-%-8s" % q["handler"]
             s += "  " + q["name"]
             lines.append(s + "\n")
-        for key, counts, desc in arch:
+        for a in arch:
+            if isinstance(a, str):
+                lines.append(a + "\n")
+                continue
+            key, counts, desc = a
             if counts is None:
                 continue
             if len(counts) == 1 and key in ("ERR", "MIS"):
@@ -906,19 +916,43 @@ def t_ccr2004_host():
              "5.17.9-300.fc36.x86_64): four functions 01:00.0-3 that call themselves Qualcomm Atheros "
              "AR8151 v2.0 [1969:1083], driver atl1c, netdevs enp1s0f0..3 at 25000 Mb/s full duplex "
              "while listing only 10/100baseT modes, on a PCIe 3.0 link 8 GT/s x8 in the CPU's x16 slot.")
+    return ccr2004_machine(t, 3, 8)
+
+
+@tree
+def t_ccr2004_gen1_x1():
+    t = Tree("ccr2004-gen1-x1", SEED000 + "; the 2.5 GT/s x1 training is constructed for the test",
+             "The ccr2004-host machine with the card's link (root port 00:01.0 -> 01:00.x) trained "
+             "at 2.5 GT/s x1 (LnkSta of both ends) while both LnkCaps still say 8 GT/s (x16 port, "
+             "x8 card): the CCR2004, whose four 25G host interfaces are forwarded by its own CPU, "
+             "on a link (2 Gb/s of data) far below what it forwards. A real downgrade.")
+    t.note("Constructed for the test, not captured: everything is ccr2004-host (same generator "
+           "code, ccr2004_machine) except the trained link. LnkSta of root port 00:01.0 and of "
+           "01:00.0-3 is 2.5 GT/s x1 instead of 8 GT/s x8; LnkCap stays 8 GT/s x16 (port) and "
+           "8 GT/s x8 (card), LnkCtl2 target 8 GT/s; sysfs current_link_speed/width 2.5 GT/s "
+           "PCIe / 1 on all five functions, max_link_* unchanged (8.0 GT/s PCIe, 16 / 8). The "
+           "scenario (a bad riser or a slot that trains at Gen1 x1) is invented.")
+    return ccr2004_machine(t, 1, 1)
+
+
+def ccr2004_machine(t, sta_speed, sta_width):
+    """The ccr2004-host machine; the card's link trained at LnkSta sta_speed (code) x sta_width."""
     t.ncpus = 20
+    cur_speed = SPEED_NEW[sta_speed]
     rp = build_config(0x8086, 0x1901, 0x060400, 0x05, bridge=(0, 1, 1), command=0x0407,
                       irq_line=0xFF, irq_pin=1,
                       caps=[(0x80, cap_pm(pmc=0xC803, pmcsr=0x0008)),
                             (0x88, cap_ssvid(0x8086, 0x7270)),
                             (0x90, cap_msi(is64=False, enabled=True, addr=0xFEE00258, data=0)),
-                            (0xA0, cap_pcie(4, 256, 256, 128, 3, 16, 3, 8, port=2, slot=True,
+                            (0xA0, cap_pcie(4, 256, 256, 128, 3, 16, sta_speed, sta_width,
+                                            port=2, slot=True,
                                             dlactive=True, dllla=True, bwnot=True,
                                             linkcap2=0x0E, target=3))],
                       size=256)
     t.pci("pci0000:00/0000:00:01.0", vendor=0x8086, device=0x1901, cls=0x060400, rev=0x05,
           sv=0x8086, sd=0x7270, irq=122, config=rp, driver="pcieport",
-          link=dict(cur_speed="8.0 GT/s PCIe", cur_width=8, max_speed="8.0 GT/s PCIe", max_width=16),
+          link=dict(cur_speed=cur_speed, cur_width=sta_width, max_speed="8.0 GT/s PCIe",
+                    max_width=16),
           msi=[(122, "msi")])
     macs = ["48:a9:8a:5e:10:%02x" % (0x3c + i) for i in range(4)]
     irqs = []
@@ -930,13 +964,14 @@ def t_ccr2004_host():
                          caps=[(0x40, cap_pm(pmc=0xC823, pmcsr=0x0008)),
                                (0x48, cap_msi(is64=True, enabled=True, addr=0xFEE00000 | fn << 12,
                                               data=0x4021 + fn)),
-                               (0x58, cap_pcie(0, 256, 256, 512, 3, 8, 3, 8, linkcap2=0x0E,
+                               (0x58, cap_pcie(0, 256, 256, 512, 3, 8, sta_speed, sta_width,
+                                               linkcap2=0x0E,
                                                target=3, aspm_sup=0x0))],
                          size=256)
         d = t.pci("pci0000:00/0000:00:01.0/0000:01:00.%d" % fn, vendor=0x1969, device=0x1083,
                   cls=0x020000, rev=0xC0, sv=0x1969, sd=0x1083, irq=127 + fn, config=c,
                   driver="atl1c",
-                  link=dict(cur_speed="8.0 GT/s PCIe", cur_width=8, max_speed="8.0 GT/s PCIe",
+                  link=dict(cur_speed=cur_speed, cur_width=sta_width, max_speed="8.0 GT/s PCIe",
                             max_width=8),
                   msi=[(127 + fn, "msi")])
         t.netdev(d, name, mac=macs[fn], ifindex=2 + fn, speed=25000, duplex="full", rxq=4, txq=4,
@@ -978,18 +1013,27 @@ def t_ccr2004_host():
     t.proc(prec=4, irqs=irqs, arch=x86_arch_lines(20, 3100000), stat_cpu=stat_rows(20, busy),
            softirqs=softirq_rows(20, rx, tx), softnet=soft, nr_irqs=2216, ctxt=412345678,
            procs=51234)
+    sta = "%s x%d" % ({1: "2.5 GT/s", 2: "5 GT/s", 3: "8 GT/s"}[sta_speed], sta_width)
     t.note("Root port 00:01.0 (not in the seed, which says only 'PCIe 3.0 x16 slot, CPU lanes'): "
            "Comet Lake CPU PEG port [8086:1901] rev 05, subsystem 8086:7270 (an SSVID capability), "
-           "LnkCap 8 GT/s x16, LnkSta 8 GT/s x8, MPS 256 / MRRS 128; 256-byte config built by "
-           "gen.py; sysfs max 8.0 GT/s PCIe / 16, current 8.0 GT/s PCIe / 8.")
+           "LnkCap 8 GT/s x16, LnkSta %s, MPS 256 / MRRS 128; 256-byte config built by "
+           "gen.py; sysfs max 8.0 GT/s PCIe / 16, current %s / %d."
+           % (sta, cur_speed, sta_width))
     t.note("Functions 01:00.0-3: IDs 1969:1083 and driver/netdev names are from the seed (lspci "
            "name, dmesg). Revision 0xc0 (the AR8151 v2.0 revision) and subsystem 1969:1083 are my "
            "choice: the seed shows no Subsystem line, and atl1c recognises the card by an MMIO "
            "magic register (REG_MT_MAGIC), not by subsystem ids.")
-    t.note("Link: LnkCap and LnkSta 8 GT/s x8 on every function (the review: PCIe 3.0 x8, so "
-           "the card's LnkCap is 8 GT/s x8; the functions of one device share the link); DevCap/DevCtl MPS 256, MRRS "
-           "512; sysfs current/max 8.0 GT/s PCIe / 8. The 256-byte configs (PM at 40, MSI at 48, "
-           "PCIe at 58 like a real AR8151) are built by gen.py, not dumped.")
+    if (sta_speed, sta_width) == (3, 8):
+        t.note("Link: LnkCap and LnkSta 8 GT/s x8 on every function (the review: PCIe 3.0 x8, so "
+               "the card's LnkCap is 8 GT/s x8; the functions of one device share the link); DevCap/DevCtl MPS 256, MRRS "
+               "512; sysfs current/max 8.0 GT/s PCIe / 8. The 256-byte configs (PM at 40, MSI at 48, "
+               "PCIe at 58 like a real AR8151) are built by gen.py, not dumped.")
+    else:
+        t.note("Link: LnkCap 8 GT/s x8 on every function (the review: PCIe 3.0 x8; the functions "
+               "of one device share the link), LnkSta %s (constructed, see above); DevCap/DevCtl "
+               "MPS 256, MRRS 512; sysfs max 8.0 GT/s PCIe / 8, current %s / %d. The 256-byte "
+               "configs (PM at 40, MSI at 48, PCIe at 58 like a real AR8151) are built by gen.py, "
+               "not dumped." % (sta, cur_speed, sta_width))
     t.note("Interrupts: atl1c requests one MSI vector per function (msi_irqs/N = msi; IRQs 127-130, "
            "hwirq = BDF<<11), named after the netdev; it has 4 RX/TX queues on this card (MikroTik's "
            "2021 multi-queue patch) but one vector, so everything lands on one CPU (7 here). "
@@ -1761,6 +1805,810 @@ def t_e1000e_10gclaim():
            "numa_node -1, MAC, netdev attributes. The fixture's 'Supported ports: [ TP MII ]' "
            "has no place in the schema either. No /proc.")
     return t
+
+
+# ---------------------------------------------------------------------------
+# Links that are absent, architectural (inside a chipset, tunnelled) or placeholders,
+# next to real downgrades that look alike.
+
+def ext_blank(eid, ver, size):
+    """An extended capability nicdiag does not decode (ACS, TPH, Secondary PCIe): header and
+    a zero body, size bytes in all."""
+    return ext_cap(eid, ver, bytes(size - 4))
+
+
+def ext_vsec(vsec_id, rev, length):
+    """A Vendor-Specific Extended Capability (0x000b): VSEC ID/Rev/Length header, zero body."""
+    hdr = vsec_id | rev << 16 | length << 20
+    return ext_cap(0x000B, 1, hdr.to_bytes(4, "little") + bytes(max(0, length - 8)))
+
+
+def ext_aer_short(ver=1):
+    """AER without the root-port registers (0x38 bytes), for a function whose next
+    extended capability starts 0x38 after it."""
+    return ext_cap(0x0001, ver, ext_aer()[2][:0x34])
+
+
+def patch_pcie(c, *, devcap_or=0, devcap_lat=None, lnkcap_or=0, sltcap=None):
+    """Sets what cap_pcie has no argument for: DevCap bits and acceptable latencies (L0s, L1
+    codes), LnkCap bits (Surprise 1<<19), the whole SltCap."""
+    p = find_cap(c, 0x10)
+    v = rd32(c, p + 4) | devcap_or
+    if devcap_lat is not None:
+        v = (v & ~(0x3F << 6)) | devcap_lat[0] << 6 | devcap_lat[1] << 9
+    wr32(c, p + 4, v)
+    wr32(c, p + 0x0C, rd32(c, p + 0x0C) | lnkcap_or)
+    if sltcap is not None:
+        wr32(c, p + 0x14, sltcap)
+
+
+def dsn_from_mac(mac):
+    """The Device Serial Number Intel NICs carry: the MAC with ff-ff in its middle (lspci
+    prints it byte-reversed, as in the 82576 fixture: MAC 00:1b:21:2b:46:e0 ->
+    e0-46-2b-ff-ff-21-1b-00)."""
+    m = bytes.fromhex(mac.replace(":", ""))
+    return int.from_bytes(m[:3] + b"\xff\xff" + m[3:], "little")
+
+
+URL_OPTIPLEX = ("https://github.com/linuxhw/LsPCI/blob/926a35a557e6a396cf5ad5c56009069878d7fcb7/"
+                "Desktop/Dell/OptiPlex/OptiPlex%207050/014F76373E51/UBUNTU-20.04/5.4.0-42-GENERIC/"
+                "X86_64/ECF8FEF074")
+URL_X11SPM = ("https://github.com/linuxhw/LsPCI/blob/48079bcbeb2a70ce93c7c59c26f77742702b7bb9/"
+              "Server/Supermicro/X11/X11-SPM-TF/17F67170A1AB/UBUNTU-20.04/5.4.0-52-GENERIC/X86_64/"
+              "C682299C13")
+URL_LKP_X722 = "https://lore.kernel.org/linux-mm/20171130133840.6yz4774274e5scpi@wfg-t540p.sh.intel.com/"
+URL_PCIIDS = ("https://github.com/pciutils/pciids/blob/c1c12547d626ebf05fd0223144ad87fab5e95d06/"
+              "pci.ids")
+URL_TB_ABI = ("https://github.com/intel/mainline-tracking/blob/0d21899a1ab229d2b7734b6f4eabd02d98831f56/"
+              "Documentation/ABI/testing/sysfs-bus-thunderbolt")
+URL_ARCHWIKI_EGPU = "https://wiki.archlinux.org/title/External_GPU"
+URL_KITTENLABS = "http://kittenlabs.de/blog/2024/05/17/25gbit/s-on-macos-ios/"
+URL_OPENWRT_14731 = "https://github.com/openwrt/openwrt/issues/14731"
+URL_BBQQ_184 = "https://github.com/bb-qq/r8152/issues/184"
+
+
+@tree
+def t_i219_optiplex():
+    t = Tree("i219-optiplex", URL_OPTIPLEX,
+             "Dell OptiPlex 7050 (kernel 5.4.0-42-generic): the PCH-integrated Intel Ethernet "
+             "Connection (5) I219-LM [8086:15e3] subsys Dell 1028:07a1 at 0000:00:1f.6 on root bus "
+             "pci0000:00, driver e1000e, netdev eno1 at 1000 Mb/s full duplex, one queue. The "
+             "function has no PCI Express capability (PM, MSI, PCI Advanced Features only), so "
+             "sysfs has no current/max_link_* files: there is no link to judge, and e1000e's "
+             "'(PCI Express:2.5GT/s:Width x1)' is a hard-coded string. The ceiling is the 1 GbE PHY.")
+    t.ncpus = 4
+    c = build_config(0x8086, 0x15E3, 0x020000, 0x00, sv=0x1028, sd=0x07A1, command=0x0506,
+                     bars=(0xEF000000,), irq_line=0xFF, irq_pin=4, cacheline=0,
+                     caps=[(0xC8, cap_pm(pmc=0xC823, pmcsr=0x2008)),
+                           (0xD0, cap_msi(is64=True, enabled=True, addr=0xFEE002D8, data=0)),
+                           (0xE0, bytes([0x13, 0, 0x06, 0x03]))],
+                     size=256)
+    assert find_cap(c, 0x10) is None
+    d = t.pci("pci0000:00/0000:00:1f.6", vendor=0x8086, device=0x15E3, cls=0x020000, rev=0x00,
+              sv=0x1028, sd=0x07A1, irq=124, config=c, driver="e1000e", msi=[(124, "msi")])
+    mac = "d8:9e:f3:8a:41:c2"
+    t.netdev(d, "eno1", mac=mac, ifindex=2, speed=1000, duplex="full", rxq=1, txq=1,
+             stats={"rx_bytes": 48871236911, "tx_bytes": 3310457822, "rx_packets": 33012877,
+                    "tx_packets": 11872310, "multicast": 20113})
+    t.ethtool("eno1", {"driver": "e1000e", "version": "3.2.6-k", "firmware_version": "0.4-4",
+                       "bus_info": "0000:00:1f.6",
+                       "link": {"speed_mbps": 1000, "duplex": "full", "autoneg": True,
+                                "port": "TP", "supported": IGB_MODES, "advertised": IGB_MODES,
+                                "source": "GLINKSETTINGS"},
+                       "perm_addr": mac, "errors": {"channels": "operation not supported"}})
+    n = t.ncpus
+    hot = [0] * n
+    hot[2] = 21345678
+    irqs = legacy_irqs(n, True, extra=[(16, 16, "fasteoi", "i801_smbus", [0] * n)])
+    irqs.append(msi_irq(122, 0, 0x14, 0, 0, "xhci_hcd", [0, 31877, 0, 0], ir=True, aff="0-3",
+                        eff="1"))
+    irqs.append(msi_irq(123, 0, 0x17, 0, 0, "ahci[0000:00:17.0]", [0, 0, 0, 118234], ir=True,
+                        aff="0-3", eff="3", msix=False))
+    irqs.append(msi_irq(124, 0, 0x1F, 6, 0, "eno1", hot, ir=True, aff="0-3", eff="2",
+                        msix=False))
+    rx = [18000 + 400 * j for j in range(n)]
+    rx[2] = 19876543
+    soft = [(17000 + 300 * j, 0, 0, 0) for j in range(n)]
+    soft[2] = (32011234, 0, 4123, 0)
+    t.proc(prec=3, irqs=irqs, arch=x86_arch_lines(n, 4100000), stat_cpu=stat_rows(
+           n, {2: (30200, 25100, 0, 301000)}), softirqs=softirq_rows(n, rx, [2100 + 17 * j
+           for j in range(n)]), softnet=soft, nr_irqs=280, softnet_cols=11, ctxt=123456789,
+           procs=45678)
+    t.note("From the probe (real, decoded `lspci -vvnn`, no hex): IDs 8086:15e3, subsystem "
+           "1028:07a1, revision 00 (lspci prints no '(rev ..)' for 0), Control I/O- Mem+ "
+           "BusMaster+ SERR+ DisINTx+ (command 0x0506), Status Cap+ DEVSEL=fast, BAR0 ef000000 "
+           "(32-bit, 128K), interrupt pin D, sysfs irq 124 (the MSI vector), capabilities "
+           "[c8] PM v3 (DSI+, PME from D0/D3hot/D3cold, NoSoftRst+, DScale=1), [d0] MSI "
+           "Enable+ 1/1 64bit+ address fee002d8 data 0000, [e0] PCI Advanced Features (TP+ "
+           "FLR+), driver e1000e. No Express capability, hence no current_link_*/max_link_* "
+           "files (pci-sysfs shows them only when pci_is_pcie()).")
+    t.note("The 256-byte config is rebuilt by gen.py from that text (the probe has no hex): "
+           "interrupt line byte 0xff and cache line size 0 (neither printed), everything past "
+           "the three capabilities zero.")
+    t.note("Not in the probe: 4 CPUs (a Core i5-7500 class part), numa_node -1, netdev name eno1, "
+           "its MAC (Dell OUI d8:9e:f3, invented), ifindex, speed 1000 full, one queue, counters; "
+           "ethtool answers: version 3.2.6-k (e1000e's in kernel 5.4), firmware '0.4-4' "
+           "(invented), 10/100 half+full and 1000baseT/Full supported and advertised, autoneg on, "
+           "TP; e1000e has no get_channels (error entry). /proc synthetic, layout of kernel 5.4 "
+           "(11-column softnet_stat, IR-PCI-MSI with VT-d): eno1's single MSI on CPU 2; "
+           "xhci_hcd and ahci vectors of functions not in the tree.")
+    return t
+
+
+X722_MODES = ["100baseT/Full", "1000baseT/Full", "10000baseT/Full"]
+
+
+@tree
+def t_x722_lewisburg():
+    t = Tree("x722-lewisburg",
+             URL_X11SPM + " (lspci -vvnn of every function on the path); topology pattern "
+             "cross-checked with " + URL_LKP_X722,
+             "Supermicro X11SPM-TF (Xeon Scalable + C620-series 'Lewisburg' PCH, kernel 5.4.0-52): the two "
+             "X722 10GBASE-T functions [8086:37d2] subsys 15d9:37d2 at b5:00.0/.1 (i40e, eno1/eno2 "
+             "at 10000 full, 8 combined queues each) report LnkCap/LnkSta 2.5 GT/s x1, as does the "
+             "PCH's virtual switch port b4:03.0 [8086:37c5]: a token link inside the PCH. The real "
+             "link is the CPU root port b2:00.0 [8086:2030] -> PCH uplink b3:00.0 [8086:37c0] at "
+             "8 GT/s x8, shared by both ports. Nothing should be blamed on the 2.5 GT/s x1.")
+    return x722_machine(t, 8)
+
+
+@tree
+def t_x722_lewisburg_uplink_x4():
+    t = Tree("x722-lewisburg-uplink-x4",
+             URL_X11SPM + " (lspci -vvnn of every function on the path); the x4 uplink is "
+             "constructed for the test",
+             "The x722-lewisburg machine with the PCH uplink (root port b2:00.0 -> b3:00.0 "
+             "[8086:37c0]) trained at 8 GT/s x4 while both LnkCaps say x8: a real width downgrade "
+             "(about 31 Gb/s left for both 10G ports and the QAT) right next to the token "
+             "2.5 GT/s x1 links of the X722 functions and the 37c5 port, which are unchanged.")
+    t.note("Constructed for the test, not captured: LnkSta width x4 (instead of the probe's x8) "
+           "on both ends of the b2:00.0 -> b3:00.0 link, so current_link_width reads 4 on both; "
+           "LnkCap stays 8 GT/s x8 on both and everything else is x722-lewisburg (same generator "
+           "code, x722_machine).")
+    return x722_machine(t, 4)
+
+
+def x722_machine(t, up_width):
+    """X11SPM-TF: CPU root port b2:00.0 -> 37c0 b3:00.0 -> 37c5 b4:03.0 -> X722 b5:00.0/.1;
+    the b2:00.0 -> b3:00.0 link trained at 8 GT/s x up_width."""
+    t.ncpus = 8
+    n = t.ncpus
+    rp = build_config(0x8086, 0x2030, 0x060400, 0x04, bridge=(0xB2, 0xB3, 0xB5), command=0x0547,
+                      cacheline=0x10, irq_line=0xFF, irq_pin=1,
+                      caps=[(0x40, cap_ssvid(0x15D9, 0x095D)),
+                            (0x60, cap_msi(is64=False, enabled=True, addr=0xFEE00038,
+                                           maskable=True)),
+                            (0x90, cap_pcie(4, 256, 256, 128, 3, 8, 3, up_width, port=9,
+                                            slot=True, dlactive=True, dllla=True, bwnot=True,
+                                            linkcap2=0x0E, target=3, aspm_sup=0x2, l0s=0,
+                                            l1=4)),
+                            (0xE0, cap_pm(pmc=0xC803, pmcsr=0x0008))],
+                      ext=[(0x100, ext_vsec(0x0002, 0, 0x00C)), (0x110, ext_blank(0x000D, 1, 8)),
+                           (0x148, ext_aer()), (0x1D0, ext_vsec(0x0003, 1, 0x00A)),
+                           (0x250, ext_blank(0x0019, 1, 0x2C)), (0x280, ext_vsec(0x0005, 3, 0x018)),
+                           (0x298, ext_vsec(0x0007, 0, 0x024)), (0x300, ext_vsec(0x0008, 0, 0x038))],
+                      size=4096)
+    pm = find_cap(rp, 0x05)
+    rp[pm + 2] |= 0x02               # MSI Count=1/2 (multiple message capable: 2)
+    wr32(rp, pm + 0x0C, 0x00000002)  # Masking: 00000002
+    patch_pcie(rp, devcap_or=0x20, lnkcap_or=1 << 19, sltcap=9 << 19)  # ExtTag+, Surprise+, Slot #9
+    up = build_config(0x8086, 0x37C0, 0x060400, 0x08, bridge=(0xB3, 0xB4, 0xB5), command=0x0147,
+                      cacheline=0x08, irq_line=0xFF, irq_pin=1,
+                      caps=[(0x40, cap_pcie(5, 512, 256, 512, 3, 8, 3, up_width, aspm_sup=0x2,
+                                            l0s=0, l1=5, linkcap2=0x0E, target=3)),
+                            (0x80, cap_pm(pmc=0xC803, pmcsr=0x0008)),
+                            (0x88, cap_ssvid(0x8086, 0x0000))],
+                      ext=[(0x100, ext_aer()), (0x200, ext_blank(0x0019, 1, 0x2C))], size=4096)
+    wr32(up, 0x10, 0xFBD00004)       # Region 0: Memory at fbd00000 (64-bit, non-prefetchable)
+    wr32(up, 0x38, 0xFBB00000)       # Expansion ROM at fbb00000 [disabled]
+    dp = build_config(0x8086, 0x37C5, 0x060400, 0x08, bridge=(0xB4, 0xB5, 0xB5), command=0x0147,
+                      cacheline=0x08, irq_line=0xFF, irq_pin=1,
+                      caps=[(0x40, cap_pcie(6, 512, 256, 512, 1, 1, 1, 1, port=4, aspm_sup=0x3,
+                                            l0s=0, l1=0, target=1)),
+                            (0x80, cap_pm(pmc=0xC803, pmcsr=0x0008)),
+                            (0x88, cap_ssvid(0x8086, 0x0000))],
+                      ext=[(0x100, ext_aer_short()), (0x138, ext_blank(0x000D, 1, 8))], size=4096)
+    rp_path = "pci0000:b2/0000:b2:00.0"
+    up_path = rp_path + "/0000:b3:00.0"
+    dp_path = up_path + "/0000:b4:03.0"
+    cpus = list(range(n))
+    t.pci(rp_path, vendor=0x8086, device=0x2030, cls=0x060400, rev=0x04, sv=0x15D9, sd=0x095D,
+          numa=0, cpus=cpus, irq=27, config=rp, driver="pcieport", link=sysfs_link(rp),
+          msi=[(27, "msi")])
+    t.pci(up_path, vendor=0x8086, device=0x37C0, cls=0x060400, rev=0x08, sv=0x8086, sd=0x0000,
+          numa=0, cpus=cpus, irq=29, config=up, driver="pcieport", link=sysfs_link(up))
+    t.pci(dp_path, vendor=0x8086, device=0x37C5, cls=0x060400, rev=0x08, sv=0x8086, sd=0x0000,
+          numa=0, cpus=cpus, irq=29, config=dp, driver="pcieport", link=sysfs_link(dp))
+    irqs = legacy_irqs(n, True, extra=[(16, 16, "fasteoi", "i801_smbus", [0] * n)])
+    irqs.append(msi_irq(27, 0xB2, 0, 0, 0, "PCIe PME, aerdrv", [0] * n, ir=True, aff="0-7",
+                        eff="3", msix=False))
+    rx_soft = [40000 + 900 * j for j in range(n)]
+    for fn in (0, 1):
+        name = "eno%d" % (fn + 1)
+        mac = "ac:1f:6b:4e:5a:%02x" % (0x10 + fn)
+        bdf = "0000:b5:00.%d" % fn
+        c = build_config(0x8086, 0x37D2, 0x020000, 0x08, sv=0x15D9, sd=0x37D2, multi=True,
+                         command=0x0546, cacheline=0x08,
+                         bars=(0x0000000C | 0x01000000 * fn, 0x000038C0, 0,
+                               0x0280000C + 0x8000 * fn, 0x000038C0),
+                         rom=0xFBC00000 + 0x80000 * fn, irq_line=0xFF, irq_pin=1,
+                         caps=[(0x40, cap_pm(pmc=0xC823, pmcsr=0x2008)),
+                               (0x50, cap_msi(is64=True, enabled=False, maskable=True)),
+                               (0x70, cap_msix(129, 3, 0, 0x1000)),
+                               (0xA0, cap_pcie(0, 512, 256, 512, 1, 1, 1, 1, aspm_sup=0x3, l0s=0,
+                                               l1=0, target=1)),
+                               (0xE0, cap_vpd())],
+                         ext=[(0x100, ext_aer_short(ver=2)), (0x140, ext_dsn(dsn_from_mac(mac))),
+                              (0x150, ext_ari(1 if fn == 0 else 0)),
+                              (0x160, ext_sriov(32, 32, 0, 16 if fn == 0 else 47, 1, 0x37CD,
+                                                False)),
+                              (0x1A0, ext_blank(0x0017, 1, 0x0C)),
+                              (0x1B0, ext_blank(0x000D, 1, 8))],
+                         size=4096)
+        patch_pcie(c, devcap_or=0x20 | 1 << 28, devcap_lat=(3, 6))  # ExtTag+ FLReset+, L0s <512ns, L1 <64us
+        ps = find_ext(c, 0x0010)
+        if fn == 0:
+            c[ps + 8] |= 0x10        # IOVCtl ARIHierarchy+
+        else:
+            c[ps + 0x12] = 0x01      # Function Dependency Link: 01
+        vecs = list(range(37 + 10 * fn, 47 + 10 * fn))
+        d = t.pci(dp_path + "/" + bdf, vendor=0x8086, device=0x37D2, cls=0x020000, rev=0x08,
+                  sv=0x15D9, sd=0x37D2, numa=0, cpus=cpus, irq=70, config=c, driver="i40e",
+                  link=sysfs_link(c), msi=[(v, "msix") for v in vecs],
+                  sriov=dict(total=32, num=0, offset=16 if fn == 0 else 47, stride=1,
+                             vfdev=0x37CD))
+        busy = fn == 0
+        t.netdev(d, name, mac=mac, ifindex=2 + fn, speed=10000, duplex="full", rxq=8, txq=8,
+                 xps=[cpumask([q], n) for q in range(8)],
+                 stats={"rx_bytes": 912345678901 if busy else 81234567,
+                        "tx_bytes": 887766554433 if busy else 91234567,
+                        "rx_packets": 602345678 if busy else 812345,
+                        "tx_packets": 587654321 if busy else 712345, "multicast": 4211})
+        t.ethtool(name, {"driver": "i40e", "version": "2.8.20-k",
+                         "firmware_version": "3.33 0x80001006 1.1747.0", "bus_info": bdf,
+                         "link": {"speed_mbps": 10000, "duplex": "full", "autoneg": True,
+                                  "port": "TP", "supported": X722_MODES, "advertised": X722_MODES,
+                                  "source": "GLINKSETTINGS"},
+                         "channels": {"max_rx": 0, "max_tx": 0, "max_other": 1, "max_combined": 8,
+                                      "rx": 0, "tx": 0, "other": 1, "combined": 8},
+                         "perm_addr": mac})
+        irqs.append(msi_irq(vecs[0], 0xB5, 0, fn, 0, "i40e-%s:misc" % bdf,
+                            [31 + fn] + [0] * (n - 1), ir=True, aff="0-7", eff="0"))
+        for q in range(8):
+            cnt = [0] * n
+            cnt[q] = (9876543 + 12345 * q) if busy else (1234 + q)
+            irqs.append(msi_irq(vecs[1 + q], 0xB5, 0, fn, 1 + q, "i40e-%s-TxRx-%d" % (name, q),
+                                cnt, ir=True, aff=str(q), eff=str(q)))
+            if busy:
+                rx_soft[q] += 9100000 + 11000 * q
+        irqs.append(msi_irq(vecs[9], 0xB5, 0, fn, 9, "i40e-%s:fdir-TxRx-0" % bdf, [0] * n,
+                            ir=True, aff="0-7", eff=str(1 + fn)))
+    soft = [(rx_soft[j] + 120000, 0, 2100 + 37 * j, 0) for j in range(n)]
+    t.proc(prec=3, irqs=irqs, arch=x86_arch_lines(n, 6200000), stat_cpu=stat_rows(
+           n, {j: (61000 + 300 * j, 52000 + 200 * j, 0, 410000 + 900 * j) for j in range(n)}),
+           softirqs=softirq_rows(n, rx_soft, [880000 + 3000 * j for j in range(n)]),
+           softnet=soft, nr_irqs=488, softnet_cols=11, ctxt=734567890, procs=98765)
+    t.note("From the probe (real, decoded `lspci -vvnn`; no hex): all five functions' IDs, "
+           "revisions and subsystems (b2:00.0 8086:2030 rev 04 SSVID 15d9:095d; b3:00.0 "
+           "8086:37c0 rev 08 and b4:03.0 8086:37c5 rev 08, SSVID 8086:0000; b5:00.0/.1 8086:37d2 "
+           "rev 08 subsystem 15d9:37d2), bus numbers (b2 -> b3-b5, b3 -> b4-b5, b4 -> b5), Control "
+           "bits, cache line sizes, capability offsets and order (standard and extended), "
+           "DevCap/DevCtl MPS and MRRS, LnkCap port numbers, speeds, widths, ASPM and exit "
+           "latencies, LnkSta (8 GT/s x8 on b2:00.0 and b3:00.0, 2.5 GT/s x1 on b4:03.0 and both "
+           "X722 functions), LnkCtl2 targets, the root port's Slot #9 and MSI (1/2, maskable, "
+           "address fee00038, mask 2), MSI-X 129 vectors in BAR 3 on the X722s, their "
+           "SR-IOV (initial/total 32, 0 VFs, offset 16 and 47, stride 1, VF 37cd, FDL 00/01, "
+           "ARIHierarchy+ on .0), ARI next function 1/0, BAR and ROM addresses, NUMA node 0, "
+           "irq 27 (root port MSI), 29 (37c0/37c5 INTx), 70 (X722 INTx line), drivers pcieport "
+           "and i40e.")
+    t.note("The CPU root port is not reconstructed: the probe has b2:00.0 (Sky Lake-E PCI "
+           "Express Root Port A, Port #9, LnkCap 8 GT/s x8, LnkSta 8 GT/s x8) and it is used as "
+           "captured (capable of x8, not x16).")
+    t.note("The 4096-byte configs are rebuilt by gen.py from that text: extended capabilities "
+           "nicdiag does not decode (ACS, TPH, Secondary PCIe, Intel VSECs ID 2/3/5/7/8) are "
+           "headers with zero bodies and the printed length; AER registers at defaults; the "
+           "X722 DSN (printed as '...') is derived from the invented MAC; interrupt line bytes "
+           "0xff. LnkCap2 (not printed by this lspci) is set to 2.5-8 GT/s on b2:00.0 and "
+           "b3:00.0 and left 0 on b4:03.0 and the X722s, so that max_link_speed reads 8.0 GT/s "
+           "and 2.5 GT/s, what LnkCap says. sysfs link files are decoded from these configs: "
+           "b2:00.0 and b3:00.0 current %s, max 8.0 GT/s PCIe x8; b4:03.0 and b5:00.x "
+           "2.5 GT/s PCIe x1 current and max." % ("8.0 GT/s PCIe x%d" % up_width))
+    t.note("Topology pattern CPU root port -> 37c0 -> 37c5 (device 3) -> X722 PFs is also in the "
+           "lkp dmesg (3a:00.0 -> 3b:00.0 -> 3c:03.0 -> 3d:00.0/.1), src/dmesg-X722-lewisburg-*.")
+    t.note("Not in the probe: 8 CPUs (a Xeon Bronze 3106 class 8C/8T part, local_cpulist 0-7), "
+           "netdev names eno1/eno2 (onboard, firmware index), MACs (Supermicro OUI ac:1f:6b, "
+           "invented), 10000 full on both, 8 combined queues each (i40e: one queue pair per CPU), "
+           "XPS one CPU per queue; MSI-X vectors 37-46 (eno1) and 47-56 (eno2) named as i40e "
+           "names them: 'i40e-0000:b5:00.N:misc', 'i40e-enoN-TxRx-0..7' (TxRx-q on CPU q), and "
+           "the flow-director sideband 'i40e-0000:b5:00.N:fdir-TxRx-0'; iWARP client vectors not "
+           "modelled. ethtool: version 2.8.20-k (i40e in kernel 5.4), firmware string invented, "
+           "modes 100baseT/Full 1000baseT/Full 10000baseT/Full, autoneg on, TP, channels 8 "
+           "combined + 1 other. /proc synthetic (kernel 5.4 layout, 11-column softnet_stat): eno1 "
+           "busy on all 8 queues, eno2 idle; no root-port service IRQs on 37c0/37c5.")
+    return t
+
+
+def tbt_port(device, ptype, bridge, cap, sta, *, slot=False, hotplug=False, dlactive=False,
+             port=0, linkcap2=None, msi_on=False):
+    """A Titan Ridge bridge function (4C host 15ea or DD 15ef) with Intel's Thunderbolt VSEC
+    (ID 0x1234) in its extended capabilities, as set_pcie_thunderbolt() looks for it."""
+    c = build_config(0x8086, device, 0x060400, 0x06, bridge=bridge, command=0x0407,
+                     irq_line=0xFF, irq_pin=1,
+                     caps=[(0x80, cap_pm(pmc=0xC803, pmcsr=0x0008)),
+                           (0x88, cap_msi(is64=True, enabled=msi_on, addr=0xFEE00000 if msi_on
+                                          else 0)),
+                           (0xC0, cap_pcie(ptype, 128, 128, 512, cap[0], cap[1], sta[0], sta[1],
+                                           port=port, slot=slot, dlactive=dlactive,
+                                           dllla=ptype == 6, linkcap2=linkcap2,
+                                           target=cap[0]))],
+                     ext=[(0x100, ext_aer_short()), (0x200, ext_vsec(0x1234, 1, 0x010))],
+                     size=4096)
+    if slot:
+        patch_pcie(c, sltcap=(port << 19) | (0x60 if hotplug else 0))  # HotPlug+ Surprise+
+    return c
+
+
+def tb3_laptop(t, nic):
+    """Coffee Lake-H laptop, discrete Titan Ridge 4C host controller on PCH root port 00:1c.4,
+    a Titan Ridge DD (JHL7440) enclosure on its PCIe tunnel, nic ("aqc107" or "cx4lx") at 07:00."""
+    t.ncpus = 12
+    n = t.ncpus
+    rp = build_config(0x8086, 0xA33C, 0x060400, 0xF0, multi=True, bridge=(0x00, 0x02, 0x3A),
+                      command=0x0407, irq_line=0xFF, irq_pin=1,
+                      caps=[(0x40, cap_pcie(4, 256, 128, 128, 3, 4, 3, 4, port=5, slot=True,
+                                            dlactive=True, dllla=True, bwnot=True, linkcap2=0x0E,
+                                            target=3, l0s=4, l1=6)),
+                            (0x80, cap_msi(is64=False, enabled=True, addr=0xFEE00258, data=0)),
+                            (0x90, cap_ssvid(0x8086, 0x7270)),
+                            (0xA0, cap_pm(pmc=0xC803, pmcsr=0x0008))],
+                      size=256)
+    patch_pcie(rp, sltcap=5 << 19)
+    hus = tbt_port(0x15EA, 5, (0x02, 0x03, 0x3A), (3, 4), (3, 4), linkcap2=0x0E)
+    hds_nhi = tbt_port(0x15EA, 6, (0x03, 0x04, 0x04), (1, 4), (1, 4), dlactive=True, port=0)
+    hds_tun = tbt_port(0x15EA, 6, (0x03, 0x05, 0x39), (1, 4), (1, 4), slot=True, hotplug=True,
+                       dlactive=True, port=1, msi_on=True)
+    eus = tbt_port(0x15EF, 5, (0x05, 0x06, 0x07), (1, 4), (1, 4))
+    eds = tbt_port(0x15EF, 6, (0x06, 0x07, 0x07), (3, 4), (3, 4), slot=True, dlactive=True,
+                   port=1, linkcap2=0x0E)
+    nhi = build_config(0x8086, 0x15EB, 0x088000, 0x06, sv=0x8086, sd=0x0000, command=0x0406,
+                       bars=(0xC4000000, 0xC4040000), irq_line=0xFF, irq_pin=1,
+                       caps=[(0x80, cap_pm(pmc=0xC803, pmcsr=0x0008)),
+                             (0x88, cap_msi(is64=True)),
+                             (0xA0, cap_msix(16, 0, 0x0000, 0x1000)),
+                             (0xC0, cap_pcie(0, 128, 128, 512, 1, 4, 1, 4))],
+                       ext=[(0x100, ext_aer_short())], size=4096)
+    p_rp = "pci0000:00/0000:00:1c.4"
+    p_hus = p_rp + "/0000:02:00.0"
+    p_hnhi = p_hus + "/0000:03:00.0"
+    p_nhi = p_hnhi + "/0000:04:00.0"
+    p_htun = p_hus + "/0000:03:01.0"
+    p_eus = p_htun + "/0000:05:00.0"
+    p_eds = p_eus + "/0000:06:01.0"
+    t.pci(p_rp, vendor=0x8086, device=0xA33C, cls=0x060400, rev=0xF0, sv=0x8086, sd=0x7270,
+          irq=122, config=rp, driver="pcieport", link=sysfs_link(rp), msi=[(122, "msi")])
+    for path, dev, cfg, irq, msi in ((p_hus, 0x15EA, hus, 16, []), (p_hnhi, 0x15EA, hds_nhi, 16, []),
+                                     (p_htun, 0x15EA, hds_tun, 124, [(124, "msi")]),
+                                     (p_eus, 0x15EF, eus, 16, []), (p_eds, 0x15EF, eds, 16, [])):
+        t.pci(path, vendor=0x8086, device=dev, cls=0x060400, rev=0x06, sv=0x0000, sd=0x0000,
+              irq=irq, config=cfg, driver="pcieport", link=sysfs_link(cfg), msi=msi)
+    dn = t.pci(p_nhi, vendor=0x8086, device=0x15EB, cls=0x088000, rev=0x06, sv=0x8086,
+               sd=0x0000, irq=16, config=nhi, driver="thunderbolt", link=sysfs_link(nhi),
+               msi=[(125, "msix"), (126, "msix")])
+    # Thunderbolt domain and routers, as drivers/thunderbolt registers them under the NHI.
+    dom = dn + "/domain0"
+    for k, v in (("security", "user"), ("iommu_dma_protection", "0"), ("deauthorization", "0")):
+        t.attr(dom + "/" + k, v)
+    host = dom + "/0-0"
+    dev = host + "/0-1"
+    for k, v in (("authorized", "1"), ("generation", "3"), ("vendor_name", "Intel"),
+                 ("unique_id", "d1030000-0080-8708-2317-0d1b8c46a21b")):
+        t.attr(host + "/" + k, v)
+    for k, v in (("authorized", "1"), ("boot", "0"), ("generation", "3"),
+                 ("vendor_name", "ACASIS"), ("device_name", "TBU401"),
+                 ("rx_speed", "20.0 Gb/s"), ("rx_lanes", "2"), ("tx_speed", "20.0 Gb/s"),
+                 ("tx_lanes", "2"), ("unique_id", "00e14e2b-5a0c-3f40-ffff-ffffffffffff")):
+        t.attr(dev + "/" + k, v)
+    for name, path in (("domain0", dom), ("0-0", host), ("0-1", dev)):
+        t.link("sys/bus/thunderbolt/devices/" + name, path)
+        t.link(path + "/subsystem", "sys/bus/thunderbolt")
+    irqs = legacy_irqs(n, True, extra=[(16, 16, "fasteoi", "i801_smbus", [0] * n)])
+    irqs.append(msi_irq(122, 0, 0x1C, 4, 0, "PCIe PME", [0] * n, ir=True, aff="0-11", eff="5",
+                        msix=False))
+    irqs.append(msi_irq(124, 3, 1, 0, 0, "pciehp", [0, 0, 0, 0, 7] + [0] * (n - 5), ir=True,
+                        aff="0-11", eff="4", msix=False))
+    for k, irq in enumerate((125, 126)):
+        irqs.append(msi_irq(irq, 4, 0, 0, k, "thunderbolt", [0] * n, ir=True, aff="0-11",
+                            eff=str(6 + k)))
+    rx = [25000 + 500 * j for j in range(n)]
+    if nic == "aqc107":
+        mac = "00:30:1e:4a:7b:c2"
+        c = build_config(0x1D6A, 0x07B1, 0x020000, 0x02, sv=0x1D6A, sd=0x0001, command=0x0406,
+                         bars=(0xB4000004, 0, 0xB4040004, 0, 0xB3C00004, 0), irq_line=0xFF,
+                         irq_pin=1,
+                         caps=[(0x40, cap_pm(pmc=0xC823, pmcsr=0x0008)),
+                               (0x50, cap_msi(is64=True, maskable=True)),
+                               (0x70, cap_pcie(0, 512, 128, 512, 3, 4, 3, 4, linkcap2=0x0E,
+                                               target=3)),
+                               (0xB0, cap_msix(32, 2, 0x0000, 0x0200))],
+                         ext=[(0x100, ext_aer_short()), (0x150, ext_dsn(dsn_from_mac(mac)))],
+                         size=4096)
+        vecs = list(range(140, 149))
+        d = t.pci(p_eds + "/0000:07:00.0", vendor=0x1D6A, device=0x07B1, cls=0x020000, rev=0x02,
+                  sv=0x1D6A, sd=0x0001, irq=16, config=c, driver="atlantic", link=sysfs_link(c),
+                  msi=[(v, "msix") for v in vecs])
+        t.netdev(d, "enp7s0", mac=mac, ifindex=2, speed=10000, duplex="full", rxq=8, txq=8,
+                 stats={"rx_bytes": 512345678901, "tx_bytes": 498765432109,
+                        "rx_packets": 341234567, "tx_packets": 332345678})
+        modes = ["100baseT/Full", "1000baseT/Full", "10000baseT/Full", "2500baseT/Full",
+                 "5000baseT/Full"]
+        t.ethtool("enp7s0", {"driver": "atlantic", "version": "6.1.0-18-amd64",
+                             "firmware_version": "3.1.88", "bus_info": "0000:07:00.0",
+                             "link": {"speed_mbps": 10000, "duplex": "full", "autoneg": True,
+                                      "port": "TP", "supported": modes, "advertised": modes,
+                                      "source": "GLINKSETTINGS"},
+                             "channels": {"max_rx": 0, "max_tx": 0, "max_other": 1,
+                                          "max_combined": 8, "rx": 0, "tx": 0, "other": 1,
+                                          "combined": 8},
+                             "perm_addr": mac})
+        for q in range(8):
+            cnt = [0] * n
+            cnt[q] = 6123456 + 10101 * q
+            irqs.append(msi_irq(vecs[q], 7, 0, 0, q, "enp7s0", cnt, ir=True, aff=str(q),
+                                eff=str(q)))
+            rx[q] += 5900000 + 9000 * q
+        irqs.append(msi_irq(vecs[8], 7, 0, 0, 8, "enp7s0", [4] + [0] * (n - 1), ir=True,
+                            aff="0-11", eff="0"))
+    else:
+        for fn in (0, 1):
+            mac = "0c:42:a1:5e:33:%02x" % (0x70 + fn)
+            bdf = "0000:07:00.%d" % fn
+            name = "enp7s0f%dnp%d" % (fn, fn)
+            c = build_config(0x15B3, 0x1015, 0x020000, 0x00, sv=0x15B3, sd=0x0003, multi=True,
+                             command=0x0406, bars=(0xB000000C + 0x02000000 * fn, 0),
+                             irq_line=0xFF, irq_pin=1,
+                             caps=[(0x60, cap_pcie(0, 512, 128, 512, 3, 8, 3, 4, linkcap2=0x0E,
+                                                   target=3, aspm_sup=0)),
+                                   (0x48, cap_vpd()),
+                                   (0x9C, cap_msix(64, 0, 0x2000, 0x3000)),
+                                   (0x40, cap_pm(pmc=0x0003, pmcsr=0x0008))],
+                             ext=[(0x100, ext_aer_short()), (0x150, ext_ari(1 if fn == 0 else 0))],
+                             size=4096)
+            patch_pcie(c, devcap_or=0x20 | 1 << 28)
+            vecs = list(range(140 + 13 * fn, 153 + 13 * fn))
+            d = t.pci(p_eds + "/" + bdf, vendor=0x15B3, device=0x1015, cls=0x020000, rev=0x00,
+                      sv=0x15B3, sd=0x0003, irq=16 + fn, config=c, driver="mlx5_core",
+                      link=sysfs_link(c), msi=[(v, "msix") for v in vecs])
+            busy = fn == 0
+            nd = t.netdev(d, name, mac=mac, ifindex=2 + fn, speed=25000, duplex="full", rxq=12,
+                          txq=12, xps=[cpumask([q], n) for q in range(12)],
+                          stats={"rx_bytes": 1023456789012 if busy else 61234567,
+                                 "tx_bytes": 287654321098 if busy else 71234567,
+                                 "rx_packets": 681234567 if busy else 512345,
+                                 "tx_packets": 191234567 if busy else 498765})
+            t.attr(nd + "/phys_port_name", "p%d" % fn)
+            modes = ["1000baseKX/Full", "10000baseKR/Full", "25000baseCR/Full",
+                     "25000baseKR/Full", "25000baseSR/Full"]
+            t.ethtool(name, {"driver": "mlx5_core", "version": "6.1.0-18-amd64",
+                             "firmware_version": "14.32.1010 (MT_2420110034)", "bus_info": bdf,
+                             "link": {"speed_mbps": 25000, "duplex": "full", "autoneg": False,
+                                      "port": "DA", "supported": modes, "advertised": modes,
+                                      "source": "GLINKSETTINGS"},
+                             "channels": {"max_rx": 0, "max_tx": 0, "max_other": 0,
+                                          "max_combined": 12, "rx": 0, "tx": 0, "other": 0,
+                                          "combined": 12},
+                             "perm_addr": mac})
+            irqs.append(msi_irq(vecs[0], 7, 0, fn, 0, "mlx5_async0@pci:" + bdf,
+                                [120 + fn] + [0] * (n - 1), ir=True, aff="0-11", eff="0"))
+            for q in range(12):
+                cnt = [0] * n
+                cnt[q] = (4123456 + 7777 * q) if busy else (210 + q)
+                irqs.append(msi_irq(vecs[1 + q], 7, 0, fn, 1 + q,
+                                    "mlx5_comp%d@pci:%s" % (q, bdf), cnt, ir=True, aff=str(q),
+                                    eff=str(q)))
+                if busy:
+                    rx[q] += 4100000 + 8000 * q
+    soft = [(rx[j] + 90000, 0, 1700 + 29 * j, 0) for j in range(n)]
+    t.proc(prec=3, irqs=irqs, arch=x86_arch_lines(n, 3300000), stat_cpu=stat_rows(
+           n, {j: (52000 + 211 * j, 47000 + 97 * j, 0, 260000 + 700 * j) for j in range(8)}),
+           softirqs=softirq_rows(n, rx, [610000 + 2000 * j for j in range(n)]), softnet=soft,
+           nr_irqs=488, ctxt=345678901, procs=76543)
+    t.note("Sources for the Thunderbolt part: the tunnel's reported link (2.5 GT/s x4 at a "
+           "Thunderbolt bridge port) is the ArchWiki eGPU dmesg line (" + URL_ARCHWIKI_EGPU +
+           ", src/dmesg-TB3-egpu-*); the bridge and NHI IDs (8086:15ea JHL7540 Titan Ridge 4C "
+           "bridge, 15eb its NHI, 15ef JHL7440 Titan Ridge DD bridge) are pci.ids (" + URL_PCIIDS +
+           ", src/pciids-*); the /sys/bus/thunderbolt attributes and formats are the kernel's "
+           "ABI file and switch.c (" + URL_TB_ABI + ", src/sysfs-bus-thunderbolt-*). No lspci of "
+           "a Titan Ridge port was found: every config below is reconstructed.")
+    t.note("Topology (reconstructed, the usual laptop layout): PCH root port 00:1c.4 "
+           "[8086:a33c] (pci.ids: 300/C240 Series Chipset Family PCIe Root Port #5; rev f0, SSVID "
+           "8086:7270 invented) LnkCap/LnkSta 8 GT/s x4 -> 02:00.0 Titan Ridge 4C upstream port "
+           "[8086:15ea] rev 06 (LnkCap/LnkSta 8 GT/s x4) -> its downstream ports 03:00.0 (to the "
+           "NHI 04:00.0 [8086:15eb], driver thunderbolt, 2.5 GT/s x4 both ends) and 03:01.0 "
+           "(the hot-plug port carrying the PCIe tunnel: LnkCap/LnkSta 2.5 GT/s x4, Slot+ "
+           "HotPlug+) -> enclosure 05:00.0 Titan Ridge DD upstream port [8086:15ef] (LnkCap/LnkSta "
+           "2.5 GT/s x4) -> its downstream port 06:01.0 (LnkCap/LnkSta 8 GT/s x4: the real PCIe "
+           "link to the M.2 -> PCIe x4 adapter) -> the NIC at 07:00. The host controller's USB "
+           "function and the enclosure's other ports are left out (not on the path).")
+    t.note("Every Titan Ridge bridge config (4096 bytes, built by gen.py) carries Intel's "
+           "Thunderbolt VSEC: extended capability 0x000b at 0x200 with VSEC ID 0x1234 (rev 1, "
+           "length 0x10 invented), the test Linux uses for pci_dev.is_thunderbolt; AER at 0x100; "
+           "PM/MSI/PCIe at 80/88/c0 invented; MPS 128. The NHI and the NIC carry no such VSEC. "
+           "LnkCap2 is 0 on the 2.5 GT/s ports (so max_link_speed comes from LnkCap: 2.5 GT/s; "
+           "pciutils issue #38 reports kernels reading a higher LnkCap2 on some TB ports, not "
+           "modelled) and 2.5-8 GT/s on the 8 GT/s ones. sysfs link files are decoded from the "
+           "configs.")
+    t.note("/sys/bus/thunderbolt (reconstructed, formats per the ABI file): devices/domain0, "
+           "0-0 and 0-1 are links into the NHI's domain0/ as drivers/thunderbolt registers them. "
+           "domain0: security user, iommu_dma_protection 0, deauthorization 0. 0-0 (host "
+           "router): authorized 1, generation 3, vendor_name Intel, unique_id; no link "
+           "attributes (switch.c hides rx/tx_speed/lanes on the root router). 0-1 (the "
+           "enclosure): authorized 1, boot 0, generation 3, rx_speed/tx_speed '20.0 Gb/s', "
+           "rx_lanes/tx_lanes 2 (a bonded TB3 link: 40 Gb/s on the cable), vendor_name ACASIS "
+           "and device_name TBU401 (the enclosure model kittenlabs used; the DROM strings "
+           "themselves are a guess), unique_id invented. No numeric vendor/device, no "
+           "nvm_version.")
+    t.note("Host (invented): Coffee Lake-H laptop, 12 CPUs (i7-8750H class), numa_node -1, "
+           "kernel 6.1.0-18-amd64 (13-column softnet_stat, IR-PCI-MSI); root port MSI 122 'PCIe "
+           "PME', tunnel port MSI 124 'pciehp', NHI MSI-X 125-126 'thunderbolt'; the bridges' "
+           "irq files read 16 (INTx, unused).")
+    return t
+
+
+@tree
+def t_tb3_10g_enclosure():
+    t = Tree("tb3-10g-enclosure",
+             URL_ARCHWIKI_EGPU + " (the 2.5 GT/s x4 Thunderbolt tunnel link), " + URL_PCIIDS +
+             " (Titan Ridge IDs), " + URL_TB_ABI + " (/sys/bus/thunderbolt); everything else "
+             "reconstructed",
+             "Laptop with a discrete Titan Ridge 4C Thunderbolt 3 controller [8086:15ea] on PCH root "
+             "port 00:1c.4 (8 GT/s x4) and a Titan Ridge DD enclosure [8086:15ef] on its PCIe "
+             "tunnel: the tunnel hop 03:01.0 -> 05:00.0 reports 2.5 GT/s x4 (both ends carry "
+             "Intel's Thunderbolt VSEC 0x1234), the enclosure's real link to the Aquantia AQC107 "
+             "[1d6a:07b1] at 07:00.0 is 8 GT/s x4 (driver atlantic, enp7s0 at 10000 full, 8 "
+             "queues). /sys/bus/thunderbolt: 0-1 at 2 x 20.0 Gb/s. The 2.5 GT/s x4 (8 Gb/s) is "
+             "nominal, not the ceiling.")
+    t.note("NIC (reconstructed): AQC107 rev 02, subsystem 1d6a:0001 (Aquantia's own; pci.ids "
+           "lists only OEM subsystems), LnkCap/LnkSta 8 GT/s x4 (the chip is PCIe 3.0 x4), "
+           "MPS 512 capable / 128 set, caps PM 40 / MSI 50 / PCIe 70 / MSI-X b0, AER and DSN; "
+           "netdev enp7s0, MAC invented, 10000 full; 9 MSI-X vectors (8 queue vectors and the "
+           "link vector), all named 'enp7s0' as atlantic names them (aq_pci_func_alloc_irq and "
+           "the link IRQ both pass ndev->name), queue vector q on CPU q; ethtool: driver atlantic, "
+           "version = kernel release, firmware 3.1.88 (invented), modes 100M/1G/2.5G/5G/10G "
+           "baseT Full, autoneg on, TP, channels 8 combined + 1 other. /proc synthetic: a "
+           "bidirectional test over the NIC.")
+    return tb3_laptop(t, "aqc107")
+
+
+@tree
+def t_tb3_25g_enclosure():
+    t = Tree("tb3-25g-enclosure",
+             URL_KITTENLABS + " (ConnectX-4 Lx in a JHL7440 TB3 enclosure, ~20.5 Gb/s measured), " +
+             URL_ARCHWIKI_EGPU + " (the 2.5 GT/s x4 tunnel link), " + URL_PCIIDS + ", " +
+             URL_TB_ABI + "; everything else reconstructed",
+             "The tb3-10g-enclosure laptop and enclosure with a dual-port Mellanox ConnectX-4 Lx "
+             "[15b3:1015] subsys 15b3:0003 (MCX4121A-ACAT) at 07:00.0/.1 behind the M.2 -> PCIe x4 "
+             "adapter: driver mlx5_core, enp7s0f0np0/enp7s0f1np1 at 25000 full, 12 queues each; "
+             "LnkCap 8 GT/s x8, LnkSta 8 GT/s x4 under the enclosure's x4 downstream port (slot "
+             "limited, ~31 Gb/s of PCIe), behind the 2.5 GT/s x4 nominal tunnel link. The real "
+             "ceiling is the TB3 PCIe tunnel: kittenlabs measured 20467 Mbit/s on such a setup.")
+    t.note("From kittenlabs (real, macOS host): a ConnectX-4 Lx in a TBU401 Thunderbolt 3 NVMe "
+           "enclosure (JHL7440 = Titan Ridge DD, 8086:15ef) through an M.2 -> PCIe x4 adapter, "
+           "Speedtest 20467 Mbit/s down / 5670 up (src/blog-ConnectX-4-Lx-*). The Linux host, "
+           "its sysfs and everything below are reconstructed.")
+    t.note("NIC (reconstructed): two functions 07:00.0/.1, rev 00, subsystem 15b3:0003 "
+           "(MCX4121A-ACAT, pci.ids), LnkCap 8 GT/s x8 (the card is PCIe 3.0 x8), LnkSta 8 GT/s x4 "
+           "(the adapter's four lanes), MPS 512 capable / 128 set, caps PM 40 / VPD 48 / PCIe 60 / "
+           "MSI-X 9c as on ConnectX-4 Lx, AER and ARI; sysfs current 8.0 GT/s PCIe x4, max "
+           "8.0 GT/s PCIe x8. mlx5_core: 13 MSI-X vectors per function (1 async + one completion "
+           "vector per CPU), named 'mlx5_async0@pci:BDF' and 'mlx5_compN@pci:BDF' as "
+           "pci_irq.c names them, compN on CPU N; netdevs enp7s0f0np0/enp7s0f1np1 "
+           "(phys_port_name p0/p1), MACs invented (Mellanox OUI 0c:42:a1), 25000 full, 12 "
+           "combined channels, XPS one CPU per queue; ethtool: firmware '14.32.1010 "
+           "(MT_2420110034)' (invented), DA port, 1G-KX/10G-KR/25G-CR/KR/SR modes, autoneg off. "
+           "Port 0 carries a one-way test, port 1 is idle (synthetic counters).")
+    return tb3_laptop(t, "cx4lx")
+
+
+@tree
+def t_rtl8156_cdc_ncm():
+    t = Tree("rtl8156-cdc-ncm",
+             URL_OPENWRT_14731 + " (ethtool eth1 of an RTL8156B bound to cdc_ncm on a Raspberry Pi "
+             "4 Model B, OpenWrt 23.05.2, kernel 5.15.137); USB identity 0bda:8156:3100 from " +
+             URL_BBQQ_184,
+             "Raspberry Pi 4 Model B (BCM2711, 4 Cortex-A72 CPUs, OpenWrt kernel 5.15.137): a Realtek "
+             "RTL8156B USB 2.5GbE adapter [0bda:8156] bcdDevice 3100 at USB 3 port 2-1 of the VL805 "
+             "xHCI [1106:3483] (PCIe 01:00.0 behind the BCM2711 root port [14e4:2711]), bound to "
+             "cdc_ncm (configuration 2, interfaces 2-1:2.0/2.1), netdev eth1. ethtool answers the "
+             "usbnet placeholder: 1000 Mb/s, duplex half, autoneg off, no supported or advertised "
+             "modes, port TP. Not a duplex mismatch: there is no PHY behind these values.")
+    t.ncpus = 4
+    n = t.ncpus
+    rp = build_config(0x14E4, 0x2711, 0x060400, 0x10, bridge=(0x00, 0x01, 0x01), command=0x0006,
+                      irq_line=0xFF, irq_pin=1,
+                      caps=[(0x48, cap_pm(pmc=0x4803, pmcsr=0x0008)),
+                            (0xAC, cap_pcie(4, 512, 128, 512, 2, 1, 2, 1, dlactive=True,
+                                            dllla=True, linkcap2=0x06, target=2))],
+                      ext=[(0x100, ext_aer())], size=4096)
+    xh = build_config(0x1106, 0x3483, 0x0C0330, 0x01, sv=0x1106, sd=0x3483, command=0x0406,
+                      bars=(0x00000004, 0x00000006), irq_line=0xFF, irq_pin=1,
+                      caps=[(0x80, cap_pm(pmc=0xC9C3, pmcsr=0x0008)),
+                            (0x90, cap_msi(is64=True, enabled=True, addr=0xFFFFFFFC, data=0)),
+                            (0xC4, cap_pcie(0, 128, 128, 512, 2, 1, 2, 1, linkcap2=0x06,
+                                            target=2))],
+                      ext=[(0x100, ext_aer_short())], size=4096)
+    plat = "platform/scb/fd500000.pcie/pci0000:00"
+    p_rp = plat + "/0000:00:00.0"
+    p_xh = p_rp + "/0000:01:00.0"
+    t.pci(p_rp, vendor=0x14E4, device=0x2711, cls=0x060400, rev=0x10, irq=28, config=rp,
+          driver="pcieport", link=sysfs_link(rp))
+    dx = t.pci(p_xh, vendor=0x1106, device=0x3483, cls=0x0C0330, rev=0x01, sv=0x1106, sd=0x3483,
+               irq=29, config=xh, driver="xhci_hcd", link=sysfs_link(xh), msi=[(29, "msi")])
+    hub = dx + "/usb2"
+    dev = hub + "/2-1"
+    ctl = dev + "/2-1:2.0"
+    dat = dev + "/2-1:2.1"
+    for k, v in (("idVendor", "1d6b"), ("idProduct", "0003"), ("bcdDevice", "0515"),
+                 ("speed", "5000"), ("version", " 3.00"), ("manufacturer",
+                  "Linux 5.15.137 xhci-hcd"), ("product", "xHCI Host Controller"),
+                 ("serial", "0000:01:00.0"), ("busnum", "2"), ("devnum", "1"), ("devpath", "0"),
+                 ("maxchild", "4"), ("bDeviceClass", "09"), ("bNumConfigurations", "1"),
+                 ("bConfigurationValue", "1"), ("bNumInterfaces", " 1"), ("authorized", "1"),
+                 ("rx_lanes", "1"), ("tx_lanes", "1")):
+        t.attr(hub + "/" + k, v)
+    for k, v in (("idVendor", "0bda"), ("idProduct", "8156"), ("bcdDevice", "3100"),
+                 ("speed", "5000"), ("version", " 3.20"), ("manufacturer", "Realtek"),
+                 ("product", "USB 10/100/1G/2.5G LAN"), ("serial", "001000E04C681A2B"),
+                 ("busnum", "2"), ("devnum", "2"), ("devpath", "1"), ("maxchild", "0"),
+                 ("bDeviceClass", "00"), ("bDeviceSubClass", "00"), ("bDeviceProtocol", "00"),
+                 ("bMaxPacketSize0", "9"), ("bNumConfigurations", "3"),
+                 ("bConfigurationValue", "2"), ("bNumInterfaces", " 2"), ("bmAttributes", "a0"),
+                 ("bMaxPower", "256mA"), ("authorized", "1"), ("removable", "unknown"),
+                 ("rx_lanes", "1"), ("tx_lanes", "1")):
+        t.attr(dev + "/" + k, v)
+    for d, num, cls, sub, proto, alt, eps in ((ctl, 0, 0x02, 0x0D, 0x00, 0, 1),
+                                              (dat, 1, 0x0A, 0x00, 0x01, 1, 2)):
+        for k, v in (("bInterfaceClass", "%02x" % cls), ("bInterfaceSubClass", "%02x" % sub),
+                     ("bInterfaceProtocol", "%02x" % proto), ("bInterfaceNumber", "%02x" % num),
+                     ("bAlternateSetting", "%2d" % alt), ("bNumEndpoints", "%02x" % eps),
+                     ("authorized", "1"), ("supports_autosuspend", "1"),
+                     ("modalias", "usb:v0BDAp8156d3100dc00dsc00dp00ic%02Xisc%02Xip%02Xin%02X"
+                      % (cls, sub, proto, num))):
+            t.attr(d + "/" + k, v)
+    for name, path, drv in (("usb2", hub, "usb"), ("2-1", dev, "usb"), ("2-1:2.0", ctl, "cdc_ncm"),
+                            ("2-1:2.1", dat, "cdc_ncm")):
+        t.link("sys/bus/usb/devices/" + name, path)
+        t.link(path + "/subsystem", "sys/bus/usb")
+        t.mkdir("sys/bus/usb/drivers/" + drv)
+        t.link(path + "/driver", "sys/bus/usb/drivers/" + drv)
+    mac = "00:e0:4c:68:1a:2b"
+    t.netdev(ctl, "eth1", mac=mac, ifindex=3, speed=1000, duplex="half", rxq=1, txq=1,
+             stats={"rx_bytes": 118234567890, "tx_bytes": 9123456789, "rx_packets": 81234567,
+                    "tx_packets": 23456789})
+    t.ethtool("eth1", {"driver": "cdc_ncm", "version": "5.15.137", "firmware_version": "CDC NCM",
+                       "bus_info": "usb-0000:01:00.0-1",
+                       "link": {"speed_mbps": 1000, "duplex": "half", "autoneg": False,
+                                "port": "TP", "source": "GLINKSETTINGS"},
+                       "perm_addr": mac, "errors": {"channels": "operation not supported"}})
+
+    def gic(irq, hw, name, counts, level="Level", chip="GICv2", eff="0"):
+        return dict(irq=irq, hwirq=hw, chip=chip, level=level, name=name, counts=counts,
+                    aff="0-3", eff=eff, node=0)
+    irqs = [gic(11, 30, "arch_timer", [3187654, 1123456, 1098765, 1087654], eff="0-3"),
+            gic(14, 65, "fe00b880.mailbox", [12345, 0, 0, 0]),
+            gic(18, 153, "uart-pl011", [211, 0, 0, 0]),
+            gic(24, 158, "mmc0", [98765, 0, 0, 0]),
+            gic(28, 175, "PCIe PME, aerdrv", [0, 0, 0, 0]),
+            gic(29, 524288, "xhci_hcd", [41234567, 0, 0, 0], level="Edge",
+                chip="BRCM STB PCIe MSI")]
+    ipis = ["Rescheduling interrupts", "Function call interrupts", "CPU stop interrupts",
+            "CPU stop (for crash dump) interrupts", "Timer broadcast interrupts",
+            "IRQ work interrupts", "CPU wake-up interrupts"]
+    arch = []
+    for i, desc in enumerate(ipis):
+        cnt = [[98765, 45678, 44321, 43210], [2345, 3456, 3321, 3210]][i] if i < 2 else \
+            [0, 0, 0, 0] if i != 5 else [123, 45, 44, 43]
+        arch.append("%*s%u:" % (2, "IPI", i) + "".join("%10u " % v for v in cnt) + "      " + desc)
+    arch.append("%*s: %10u" % (3, "Err", 0))
+    rx = [61234567, 123456, 118765, 117654]
+    t.proc(prec=3, irqs=irqs, arch=arch, stat_cpu=stat_rows(n, {0: (21000, 88000, 0, 1210000)}),
+           softirqs=softirq_rows(n, rx, [4123456, 3456, 3321, 3210]),
+           softnet=[(81234567, 18234, 912345, 0), (120345, 0, 12, 0), (118234, 0, 9, 0),
+                    (117123, 0, 11, 0)], nr_irqs=128, ctxt=234567890, procs=34567)
+    t.note("From the OpenWrt issue (real): the platform (Raspberry Pi 4 Model B Rev 1.4, "
+           "bcm27xx/bcm2711, aarch64, kernel 5.15.137), netdev eth1, and the ethtool answer: "
+           "no supported ports or link modes, supports auto-negotiation No, advertised nothing, "
+           "Speed 1000Mb/s, Duplex Half, Auto-negotiation off, Port Twisted Pair, link detected "
+           "(ethtool/eth1.json holds exactly that; `ethtool -s eth1 duplex full` answered "
+           "'netlink error: Not supported', which has no field). The issue's title says "
+           "RTL8156B; its modinfo output shows r8152 present but cdc_ncm bound (half duplex is "
+           "the usbnet placeholder: usbnet_get_link_ksettings_internal never sets duplex).")
+    t.note("From the bb-qq/r8152 issue (real): the RTL8156B's USB identity 0bda:8156 with "
+           "bcdDevice 3100, product 'USB 10/100/1G/2.5G LAN', manufacturer Realtek, and the "
+           "serial pattern (the MAC with a prefix); here it sits on a USB 3 port (speed 5000), "
+           "not the USB 2.0 port of that capture.")
+    t.note("Reconstructed: the Pi 4's PCIe/USB path as the kernel lays it out on this board: "
+           "platform/scb/fd500000.pcie/pci0000:00/0000:00:00.0 (BCM2711 root port [14e4:2711] "
+           "rev 10) -> 0000:01:00.0 (VIA VL805 xHCI [1106:3483] rev 01, subsystem 1106:3483, "
+           "driver xhci_hcd, one MSI) at 5 GT/s x1 both ends (4096-byte configs built by gen.py; "
+           "sysfs link files decoded from them) -> usb2 (SuperSpeed root hub) -> 2-1 (the "
+           "adapter) -> 2-1:2.0 (CDC NCM control interface, class 02/0d, driver cdc_ncm, net/eth1) "
+           "and 2-1:2.1 (data interface, class 0a, altsetting 1, driver cdc_ncm). USB attribute "
+           "values beyond the ids (version ' 3.20', bMaxPower 256mA, bNumConfigurations 3, "
+           "bConfigurationValue 2, serial, devnum) are plausible, not captured; the USB 2.0 "
+           "root hub usb1, its VL805 hub and the Pi's own eth0 (bcmgenet) are left out.")
+    t.note("Reconstructed ethtool fields beside the issue's: driver cdc_ncm, version 5.15.137 "
+           "(the kernel release ethtool fills in), firmware 'CDC NCM' (usbnet reports the "
+           "driver_info description; newer kernels print 'CDC NCM (NO ZLP)', which release "
+           "renamed it was not checked), bus_info usb-0000:01:00.0-1, channels unsupported "
+           "(usbnet has no get_channels). MAC 00:e0:4c:68:1a:2b (Realtek OUI) invented.")
+    t.note("/proc (synthetic, arm64 layout of kernel 5.15: GICv2 lines with GENERIC_IRQ_SHOW_LEVEL "
+           "'Level'/'Edge', the xHCI MSI on the 'BRCM STB PCIe MSI' chip with hwirq 524288 = "
+           "01:00.0 << 11, IPI0-IPI6 and Err rows, 13-column softnet_stat): a USB NIC has no IRQ "
+           "of its own; all of its traffic arrives through xhci_hcd, pinned to CPU 0 like every "
+           "SPI on this SoC, and CPU 0 carries the NET_RX load with drops and time squeezes.")
+    return t
+
+
+@tree
+def t_rtl8111_100m_half():
+    t = Tree("rtl8111-100m-half",
+             "https://github.com/pciutils/pciutils/blob/0f5b941aa5cf8b1b126ff3e4176b1c32b2158289/"
+             "tests/tree-asus-p6t6 (configs of 00:1c.2 and 07:00.0); the 100 Mb/s half-duplex "
+             "link is constructed for the test",
+             "ASUS P6T6 (X58 + ICH10) with one onboard RTL8111/8168 [10ec:8168] at 07:00.0 behind "
+             "root port 00:1c.2 (2.5 GT/s x1), driver r8169, netdev enp7s0, whose real PHY "
+             "autonegotiated 100 Mb/s half duplex: supported and advertised 10/100 half+full and "
+             "1000baseT/Full, autoneg on (a cable with two good pairs and a half-duplex partner). "
+             "The true positive next to rtl8156-cdc-ncm's placeholder.")
+    t.ncpus = 8
+    n = t.ncpus
+    cfgs = load_lspci_hex(SRC_ICH10)
+    rpc = cfgs["00:1c.2"]
+    t.pci("pci0000:00/0000:00:1c.2", vendor=rd16(rpc, 0), device=rd16(rpc, 2), cls=0x060400,
+          rev=rpc[8], sv=rd16(rpc, find_cap(rpc, 0x0D) + 4), sd=rd16(rpc, find_cap(rpc, 0x0D) + 6),
+          irq=rpc[0x3C], config=rpc, driver="pcieport", link=sysfs_link(rpc))
+    c = cfgs["07:00.0"]
+    assert rpc[0x19] == 7
+    d = t.pci("pci0000:00/0000:00:1c.2/0000:07:00.0", vendor=rd16(c, 0), device=rd16(c, 2),
+              cls=0x020000, rev=c[8], sv=rd16(c, 0x2C), sd=rd16(c, 0x2E), irq=27, config=c,
+              driver="r8169", link=sysfs_link(c), msi=[(27, "msi")])
+    mac = "00:1a:92:3e:55:a1"
+    t.netdev(d, "enp7s0", mac=mac, ifindex=2, speed=100, duplex="half", rxq=1, txq=1,
+             stats={"rx_bytes": 81234567890, "tx_bytes": 40123456789, "rx_packets": 61234567,
+                    "tx_packets": 40987654})
+    t.ethtool("enp7s0", {"driver": "r8169", "version": "6.1.0-18-amd64", "bus_info": "0000:07:00.0",
+                         "link": {"speed_mbps": 100, "duplex": "half", "autoneg": True,
+                                  "port": "MII", "supported": IGB_MODES, "advertised": IGB_MODES,
+                                  "source": "GLINKSETTINGS"},
+                         "perm_addr": mac, "errors": {"channels": "operation not supported"}})
+    irqs = legacy_irqs(n, False, extra=[(16, 16, "fasteoi", "uhci_hcd:usb3", [0] * n)])
+    cnt = [0] * n
+    cnt[2] = 7012345
+    irqs.append(msi_irq(27, 7, 0, 0, 0, "enp7s0", cnt, ir=False, aff="0-7", eff="2"))
+    rx = [31000 + 500 * j for j in range(n)]
+    rx[2] = 6998765
+    soft = [(30500 + 300 * j, 0, 0, 0) for j in range(n)]
+    soft[2] = (7001234, 0, 312, 0)
+    t.proc(prec=3, irqs=irqs, arch=x86_arch_lines(n, 2700000, with_dfr=False),
+           stat_cpu=stat_rows(n, {2: (20100, 30100, 0, 212000)}),
+           softirqs=softirq_rows(n, rx, [1100 + 10 * j for j in range(n)]), softnet=soft,
+           nr_irqs=488, ctxt=98765432, procs=23456)
+    t.note("Constructed for the test: the 100 Mb/s half-duplex link. The configs of root port "
+           "00:1c.2 and of the RTL8111 at 07:00.0 are the pciutils dump's 4096 bytes unchanged "
+           "(same source as rtl8111-ich10-x58; 2.5 GT/s x1 both ends, sysfs link files decoded "
+           "from them); the rest of that machine (00:1c.0, 00:1c.1, 08:00.0) is left out.")
+    t.note("Invented: sysfs speed 100 and duplex half; ethtool/enp7s0.json speed 100, duplex "
+           "half, autoneg on, port MII (r8169 uses phylib), supported and advertised "
+           "10baseT/Half 10baseT/Full 100baseT/Half 100baseT/Full 1000baseT/Full (a real PHY: "
+           "the link is what autonegotiation settled on, e.g. a cable with only two usable pairs "
+           "and a 100 Mb/s half-duplex hub on the far side; the schema has no link-partner "
+           "field). No published dump of a genuine 100/half link was found. Collision counters "
+           "are not modelled (r8169 reports them in ethtool -S, which the tree does not carry).")
+    t.note("Host as rtl8111-ich10-x58: 8 CPUs, kernel strings of 6.1.0-18-amd64, numa_node -1, "
+           "the RTL8111's single MSI (irq 27, named enp7s0) on CPU 2, MAC 00:1a:92:3e:55:a1 "
+           "(ASUS OUI, invented), channels unsupported; /proc synthetic.")
+    return t
+
 
 
 def main(argv):
