@@ -51,6 +51,12 @@ func (h *Host) bottleneck(n *NIC) finding.Finding {
 	summary := fmt.Sprintf("%s: %s need %s Mb/s per direction at line rate, but %s carries about %s Mb/s (%s–%s) of %d-byte frames: the PCIe path is the ceiling.",
 		b.Interface, portsWords(b), mbps(b.EthernetMbps), stage,
 		mbps(b.CeilingMbps.Nominal), mbps(b.CeilingMbps.Low), mbps(b.CeilingMbps.High), b.Workload.FrameBytes)
+	if id := h.ident[n.Name]; id != nil && b.PortSpeedSource == budget.FromRealDevice {
+		sev = finding.Warn // the real figure is one measurement, not a line rate
+		summary = fmt.Sprintf("%s: the card behind it (misidentified: see nic.misidentified) is known to move about %d Mb/s per direction, but %s carries about %s Mb/s (%s–%s) of %d-byte frames: the PCIe link is the ceiling, whatever the driver claims.",
+			b.Interface, id.MovesMbps, stage, mbps(b.CeilingMbps.Nominal), mbps(b.CeilingMbps.Low), mbps(b.CeilingMbps.High), b.Workload.FrameBytes)
+		fix = "Give the card a link that carries what it moves: a slot (and riser) that trains the card's full width and speed; `nicdiag show " + b.Interface + "` shows each hop."
+	}
 	if h.nominalSpeed(n) {
 		sev = finding.Info
 		summary += " The port speed is the driver's nominal figure for a misidentified device (see nic.misidentified), so this ceiling is an upper bound, not a prediction."
@@ -108,6 +114,9 @@ func pathBound(b *budget.Budget) bool {
 func limitWords(h *pcie.Hop) string {
 	if h == nil {
 		return ""
+	}
+	if h.Downgraded {
+		return fmt.Sprintf(" (trained down: both ends support %s GT/s x%d)", pcie.FormatGTs(h.CapableSpeed), h.CapableWidth)
 	}
 	var parts []string
 	width := fmt.Sprintf("width x%d", h.CapableWidth)

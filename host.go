@@ -38,8 +38,8 @@ type Host struct {
 	// Unread lists what could not be read, and so not judged.
 	Unread []Unread `json:"unread,omitempty"`
 
-	vfs     map[pcie.Address]bool
-	nominal map[string]bool
+	vfs   map[pcie.Address]bool
+	ident map[string]*nicinfo.Identity // misidentification by interface
 }
 
 // NIC is one network function of the host: a network interface, or a PCI
@@ -122,7 +122,7 @@ func Inspect(ctx context.Context, opts ...Option) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Host{Root: o.rootDir(), vfs: map[pcie.Address]bool{}, nominal: map[string]bool{}}
+	h := &Host{Root: o.rootDir(), vfs: map[pcie.Address]bool{}, ident: map[string]*nicinfo.Identity{}}
 	bare, err := nicinfo.NoNetdev(ctx, o.nicinfo()...)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -148,10 +148,10 @@ func Inspect(ctx context.Context, opts ...Option) (*Host, error) {
 		return nil, err
 	}
 	h.Identity = nicinfo.Identify(all)
-	for _, id := range h.Identity {
-		if id.Misidentified {
+	for i := range h.Identity {
+		if id := &h.Identity[i]; id.Misidentified {
 			for _, name := range id.Interfaces {
-				h.nominal[name] = true
+				h.ident[name] = id
 			}
 		}
 	}
@@ -185,7 +185,7 @@ func (h *Host) readPaths(ctx context.Context, o options) error {
 		if !n.Judged() {
 			continue // shown, not modelled
 		}
-		b, err := budget.For(&n.NIC, h.vfs, path, budget.Workload{})
+		b, err := h.defaultBudget(n, path)
 		if err != nil {
 			h.unread(PartBudget, n.ID(), err)
 			continue
@@ -283,8 +283,26 @@ func (h *Host) pick(n *NIC) {
 	}
 }
 
+// defaultBudget is the NIC's budget for the default workload. A
+// misidentified device whose real throughput is known (a masquerade) is
+// budgeted with what it really moves, spread over its functions, not with
+// the driver's nominal speed.
+func (h *Host) defaultBudget(n *NIC, path *pcie.Path) (*budget.Budget, error) {
+	id := h.ident[n.Name]
+	if id == nil || id.MovesMbps <= 0 || len(id.Functions) == 0 {
+		return budget.For(&n.NIC, h.vfs, path, budget.Workload{})
+	}
+	ports := len(id.Functions)
+	w := budget.Workload{Ports: ports, PortMbps: float64(id.MovesMbps) / float64(ports)}
+	b, err := budget.For(&n.NIC, h.vfs, path, w)
+	if err == nil {
+		b.PortSpeedSource = budget.FromRealDevice
+	}
+	return b, err
+}
+
 // nominalSpeed reports whether the budget's port speed is a misidentified
 // device's nominal figure, reported by its driver.
 func (h *Host) nominalSpeed(n *NIC) bool {
-	return h.nominal[n.Name] && n.Budget != nil && n.Budget.PortSpeedSource == budget.FromDriver
+	return h.ident[n.Name] != nil && n.Budget != nil && n.Budget.PortSpeedSource == budget.FromDriver
 }

@@ -17,6 +17,9 @@ const (
 	FromWorkload SpeedSource = "workload"
 	FromDriver   SpeedSource = "link speed reported by the driver"
 	FromChip     SpeedSource = "chip maximum from the known-device table (link speed unknown)"
+	// FromRealDevice: a misidentified device budgeted with what the real
+	// device is known to move, its driver's speed being nominal.
+	FromRealDevice SpeedSource = "what the real device is known to move (the driver's speed is nominal)"
 )
 
 // Budget is the throughput budget of one NIC for one workload: the Ethernet

@@ -39,6 +39,11 @@ type Identity struct {
 	// Misidentified is true for nic.misidentified: the speed the driver
 	// reports for these interfaces is nominal, not a measurement.
 	Misidentified bool
+	// MovesMbps, for a known masquerade, is what the real device is known
+	// to move per direction, summed over its functions (0: unknown), and
+	// MovesSource cites it. Checks judge the card's link against it.
+	MovesMbps   int
+	MovesSource string
 }
 
 // Identify returns the identity verdict on each card whose reported facts
@@ -122,7 +127,11 @@ func checkUnit(u unit) (Identity, bool) {
 		return Identity{}, false
 	}
 	f := c.finding(len(u.nics) > 1)
-	return Identity{Finding: f, Interfaces: c.names, Functions: c.addrs, Misidentified: true}, true
+	id := Identity{Finding: f, Interfaces: c.names, Functions: c.addrs, Misidentified: true}
+	if c.masq != nil {
+		id.MovesMbps, id.MovesSource = c.masq.movesMbps, c.masq.movesSource
+	}
+	return id, true
 }
 
 // severity weighs the contradictions: warn unless all are weak; identity

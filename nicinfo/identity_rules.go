@@ -61,6 +61,8 @@ type unitCheck struct {
 	// lnkGTs and lnkWidth are the PCIe capability that contradicts the chip.
 	lnkGTs   float64
 	lnkWidth int
+	// masq is the known masquerade the unit matched, if any.
+	masq *masquerade
 }
 
 func newUnitCheck(first NIC) *unitCheck {

@@ -335,6 +335,7 @@ func TestIdentitySnapshots(t *testing.T) {
 	root := filepath.Join("..", "testdata", "snapshots")
 	want := map[string][]string{ // snapshot: the identity rules expected, per finding
 		"ccr2004-host":            {"speed_above_modes speed_above_chip pcie_beyond_chip functions_above_chip"},
+		"ccr2004-gen1-x1":         {"speed_above_modes speed_above_chip pcie_beyond_chip functions_above_chip"},
 		"e1000e-10gclaim":         {"modes_above_chip"},
 		"ar8151-desktop":          nil,
 		"virtio-kvm":              nil,

@@ -103,7 +103,7 @@ func checkLinkMode(n NIC) (finding.Finding, bool) {
 		}
 	}
 	best, top := maxMode(common)
-	half := n.Link.Duplex == "half"
+	half := n.Link.Duplex == "half" && !nominalField(n.Link, "duplex")
 	if top <= speed && !half {
 		return finding.Finding{}, false
 	}

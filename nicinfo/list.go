@@ -181,6 +181,7 @@ func (r *reader) ethtool(ctx context.Context, src EthtoolSource) *EthtoolAnswers
 		n.Link.Port = l.Port
 		n.Link.Supported = l.Supported
 		n.Link.Advertised = l.Advertised
+		markPlaceholders(n)
 	}
 	if a.Channels != nil {
 		c := *a.Channels

@@ -138,6 +138,9 @@ type Link struct {
 	// "1000baseT/Full" and "25000baseSR/Full".
 	Supported  []string `json:"supported_modes,omitempty"`
 	Advertised []string `json:"advertised_modes,omitempty"`
+	// Nominal names the fields above that the driver did not measure, with
+	// why ("duplex: ..."): checks do not judge them.
+	Nominal []string `json:"nominal,omitempty"`
 }
 
 // Queues counts queues as sysfs and ethtool see them.

@@ -1,6 +1,9 @@
 package pcie
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // The links whose reported speed and width are not a trained physical
 // link: ports and devices inside a chipset or SoC, and Thunderbolt/USB4
@@ -76,6 +79,11 @@ type Tunnel struct {
 	Basis string `json:"basis"`
 	// How says how nicdiag recognised the tunnel.
 	How string `json:"how"`
+	// Fabric is what /sys/bus/thunderbolt says of the routers below the
+	// host (generation, lanes and speed), when it is there.
+	Fabric string `json:"fabric,omitempty"`
+
+	byVSEC bool // recognised by the VSEC alone: the class is a guess
 }
 
 // Tunnel classes, weakest first. Figures per direction; see
@@ -153,10 +161,13 @@ func tbBridge(e *End) *Tunnel {
 		}
 	}
 	if isTBT(e) && e.Class>>8 == 0x0604 {
-		return &tunnelTB3
+		return &tunnelVSEC
 	}
 	return nil
 }
+
+// tunnelVSEC is the class of a bridge known only by its Thunderbolt VSEC.
+var tunnelVSEC = func() Tunnel { t := tunnelTB3; t.byVSEC = true; return t }()
 
 // chipReason says why the hop's link is inside a chip, or "".
 func chipReason(h *Hop) string {
@@ -169,4 +180,54 @@ func chipReason(h *Hop) string {
 			h.Downstream.Address, h.Downstream.VendorID, h.Downstream.DeviceID, c.what, c.source)
 	}
 	return ""
+}
+
+// fabric reads the Thunderbolt/USB4 routers below the host
+// (/sys/bus/thunderbolt/devices/D-R, not the host router D-0): the lowest
+// generation among them and a description of their links, or 0 and "" when
+// there are none.
+func (w *walker) fabric() (gen int, desc string) {
+	r := w.o.root
+	const dir = "/sys/bus/thunderbolt/devices"
+	names, err := r.ReadDir(dir)
+	if err != nil {
+		return 0, ""
+	}
+	var parts []string
+	for _, n := range names {
+		d, router, ok := strings.Cut(n, "-")
+		if !ok || router == "0" || d == "" || strings.ContainsAny(router, ".:") {
+			continue // the host router, a domain or an XDomain/service
+		}
+		g, err := r.ReadInt(dir + "/" + n + "/generation")
+		if err != nil || g <= 0 || g > 16 {
+			continue
+		}
+		if gen == 0 || int(g) < gen {
+			gen = int(g)
+		}
+		p := fmt.Sprintf("%s: generation %d", n, g)
+		speed, _ := r.ReadString(dir + "/" + n + "/rx_speed")
+		lanes, _ := r.ReadInt(dir + "/" + n + "/rx_lanes")
+		if speed != "" && lanes > 0 {
+			p += fmt.Sprintf(", %d × %s", lanes, strings.TrimSpace(speed))
+		}
+		parts = append(parts, p)
+	}
+	return gen, strings.Join(parts, "; ")
+}
+
+// refineTunnel adds what /sys/bus/thunderbolt says to a tunnel found by
+// VSEC alone (no ID in the table: class taken as the weakest), which the
+// routers' generation can raise: 4 is USB4.
+func refineTunnel(t *Tunnel, gen int, desc string) {
+	if desc == "" {
+		return
+	}
+	t.Fabric = desc
+	if t.byVSEC && gen >= 4 && t.Gbps < tunnelTB4.Gbps {
+		how := t.How
+		*t = tunnelTB4
+		t.How, t.Fabric = how+"; /sys/bus/thunderbolt reports a USB4 router (generation 4)", desc
+	}
 }

@@ -126,6 +126,12 @@ func (w *walker) path(ctx context.Context, bdf string) (*Path, error) {
 	if len(p.Hops) == 0 {
 		p.Architectural = noLinkReason(ends, rootBus)
 	}
+	for i := range p.Hops {
+		if t := p.Hops[i].Tunnel; t != nil {
+			gen, desc := w.fabric()
+			refineTunnel(t, gen, desc)
+		}
+	}
 	return p, nil
 }
 

@@ -134,6 +134,7 @@ func Capture(ctx context.Context, dir string, opts ...CaptureOption) (*Manifest,
 	}
 	m.Interfaces = ifaces
 	c.copyPCI()
+	c.copyThunderbolt()
 	c.copyProc()
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -148,77 +149,6 @@ func Capture(ctx context.Context, dir string, opts ...CaptureOption) (*Manifest,
 		return nil, fmt.Errorf("snapshot: %w", c.fatal)
 	}
 	return m, nil
-}
-
-// copyInterfaces copies every /sys/class/net entry with its device chain
-// and ethtool answers, and returns the interface names.
-func (c *copier) copyInterfaces(ctx context.Context, et nicinfo.EthtoolSource) ([]string, error) {
-	ifaces, err := c.list("/sys/class/net")
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("snapshot: %w", err)
-	}
-	var out []string
-	for _, name := range ifaces {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		p := "/sys/class/net/" + name
-		real, err := c.resolve(p)
-		if err != nil {
-			c.skip(p, err)
-			continue
-		}
-		if !c.isDir(real) {
-			c.copyFile(real) // bonding_masters
-			continue
-		}
-		out = append(out, name)
-		c.copyNames(real, netAttrs)
-		c.copyTree(real+"/queues", 2)
-		c.copyTree(real+"/statistics", 1)
-		if dev, err := c.resolve(p + "/device"); err == nil {
-			c.copyDeviceChain(dev)
-		}
-		if et != nil {
-			c.writeEthtool(ctx, et, name)
-		}
-	}
-	return out, nil
-}
-
-// copyPCI copies every PCI function, not only those under a netdev: a NIC
-// bound to vfio-pci (DPDK) or to no driver has none, and nicinfo.NoNetdev
-// finds it through ghw, which needs each function's modalias (in
-// pciAttrs).
-func (c *copier) copyPCI() {
-	pcis, _ := c.list("/sys/bus/pci/devices")
-	for _, b := range pcis {
-		if real, err := c.resolve("/sys/bus/pci/devices/" + b); err == nil {
-			c.copyDeviceChain(real)
-		} else {
-			c.skip("/sys/bus/pci/devices/"+b, err)
-		}
-	}
-}
-
-// copyProc copies the /proc files, the IRQ affinities and the NUMA nodes'
-// CPU lists.
-func (c *copier) copyProc() {
-	for _, f := range procFiles {
-		c.copyFile(f)
-	}
-	irqs, _ := c.list("/proc/irq")
-	for _, n := range irqs {
-		if c.isDir("/proc/irq/" + n) {
-			c.copyNames("/proc/irq/"+n, irqFiles)
-		}
-	}
-	nodes, _ := c.list("/sys/devices/system/node")
-	for _, n := range nodes {
-		if strings.HasPrefix(n, "node") {
-			c.copyNames("/sys/devices/system/node/"+n, []string{"cpulist", "cpumap"})
-		}
-	}
 }
 
 // copier copies kernel paths from src to dst, recreating every symlink it

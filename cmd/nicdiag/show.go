@@ -196,6 +196,7 @@ func linkSection(n *nicinfo.NIC) showSection {
 	link.add("Port", n.Link.Port)
 	link.add("Supported modes", strings.Join(n.Link.Supported, " "))
 	link.add("Advertised modes", strings.Join(n.Link.Advertised, " "))
+	link.add("Not measured", strings.Join(n.Link.Nominal, "; "))
 	return link
 }
 

@@ -112,9 +112,21 @@ func budgetSection(b *budget.Budget) showSection {
 	if b == nil {
 		return s
 	}
+	if b.NoPCIe != "" {
+		s.add("PCIe", "none to model: "+b.NoPCIe)
+	}
+	if b.Bound == budget.BoundNone {
+		s.add("Ceiling", "no physical ceiling known (link speed unknown or nominal)")
+		return s
+	}
 	s.add("Workload", fmt.Sprintf("%d port(s) at %s Mb/s, %d-byte frames, %s", b.Workload.Ports, num(b.Workload.PortMbps), b.Workload.FrameBytes, directionWords(b.Workload.Direction)))
+	if b.PortSpeedSource != budget.FromDriver {
+		s.add("Port speed", string(b.PortSpeedSource))
+	}
 	s.add("Line rate", num(b.EthernetMbps)+" Mb/s per direction")
-	s.add("PCIe carries", rangeWords(b.PCIeMbps)+" Mb/s per direction")
+	if b.NoPCIe == "" {
+		s.add("PCIe carries", rangeWords(b.PCIeMbps)+" Mb/s per direction")
+	}
 	s.add("Ceiling", fmt.Sprintf("%s Mb/s, %s-bound", rangeWords(b.CeilingMbps), b.Bound))
 	return s
 }

@@ -1,0 +1,101 @@
+package snapshot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/nicdiag/nicdiag/nicinfo"
+)
+
+// copyInterfaces copies every /sys/class/net entry with its device chain
+// and ethtool answers, and returns the interface names.
+func (c *copier) copyInterfaces(ctx context.Context, et nicinfo.EthtoolSource) ([]string, error) {
+	ifaces, err := c.list("/sys/class/net")
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("snapshot: %w", err)
+	}
+	var out []string
+	for _, name := range ifaces {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		p := "/sys/class/net/" + name
+		real, err := c.resolve(p)
+		if err != nil {
+			c.skip(p, err)
+			continue
+		}
+		if !c.isDir(real) {
+			c.copyFile(real) // bonding_masters
+			continue
+		}
+		out = append(out, name)
+		c.copyNames(real, netAttrs)
+		c.copyTree(real+"/queues", 2)
+		c.copyTree(real+"/statistics", 1)
+		if dev, err := c.resolve(p + "/device"); err == nil {
+			c.copyDeviceChain(dev)
+		}
+		if et != nil {
+			c.writeEthtool(ctx, et, name)
+		}
+	}
+	return out, nil
+}
+
+// copyPCI copies every PCI function, not only those under a netdev: a NIC
+// bound to vfio-pci (DPDK) or to no driver has none, and nicinfo.NoNetdev
+// finds it through ghw, which needs each function's modalias (in
+// pciAttrs).
+func (c *copier) copyPCI() {
+	pcis, _ := c.list("/sys/bus/pci/devices")
+	for _, b := range pcis {
+		if real, err := c.resolve("/sys/bus/pci/devices/" + b); err == nil {
+			c.copyDeviceChain(real)
+		} else {
+			c.skip("/sys/bus/pci/devices/"+b, err)
+		}
+	}
+}
+
+// copyThunderbolt copies the Thunderbolt/USB4 routers' link attributes,
+// which tell the generation and link rate of a PCIe tunnel.
+func (c *copier) copyThunderbolt() {
+	const dir = "/sys/bus/thunderbolt/devices"
+	names, _ := c.list(dir)
+	for _, n := range names {
+		real, err := c.resolve(dir + "/" + n)
+		if err != nil {
+			c.skip(dir+"/"+n, err)
+			continue
+		}
+		c.copyNames(real, tbAttrs)
+	}
+}
+
+// tbAttrs are the router attributes nicdiag reads (Linux
+// Documentation/ABI/testing/sysfs-bus-thunderbolt).
+var tbAttrs = []string{"generation", "rx_speed", "rx_lanes", "tx_speed", "tx_lanes", "authorized", "device_name", "vendor_name", "unique_id"}
+
+// copyProc copies the /proc files, the IRQ affinities and the NUMA nodes'
+// CPU lists.
+func (c *copier) copyProc() {
+	for _, f := range procFiles {
+		c.copyFile(f)
+	}
+	irqs, _ := c.list("/proc/irq")
+	for _, n := range irqs {
+		if c.isDir("/proc/irq/" + n) {
+			c.copyNames("/proc/irq/"+n, irqFiles)
+		}
+	}
+	nodes, _ := c.list("/sys/devices/system/node")
+	for _, n := range nodes {
+		if strings.HasPrefix(n, "node") {
+			c.copyNames("/sys/devices/system/node/"+n, []string{"cpulist", "cpumap"})
+		}
+	}
+}
