@@ -167,11 +167,12 @@ func Inspect(ctx context.Context, opts ...Option) (*Host, error) {
 // readPaths walks the PCIe path of every selected PCI NIC and solves the
 // default workload on it.
 func (h *Host) readPaths(ctx context.Context, o options) error {
+	walker := pcie.NewWalker(o.pcie()...)
 	for _, n := range h.Selected {
 		if n.PCI == nil || !n.Physical() {
 			continue
 		}
-		path, err := pcie.PathTo(ctx, n.PCI.Address, o.pcie()...)
+		path, err := walker.PathTo(ctx, n.PCI.Address)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()

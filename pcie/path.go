@@ -34,12 +34,24 @@ func newWalker(opts []Option) *walker {
 // and a verdict on each. A function on the root bus has no hops; Path says
 // why.
 func PathTo(ctx context.Context, addr Address, opts ...Option) (*Path, error) {
+	return NewWalker(opts...).PathTo(ctx, addr)
+}
+
+// Walker walks the PCIe paths of many functions and reads each port and
+// function once, so the paths of every NIC below one switch cost one read
+// of the switch. It is not safe for concurrent use.
+type Walker struct{ w *walker }
+
+// NewWalker returns a Walker reading under the options' root.
+func NewWalker(opts ...Option) *Walker { return &Walker{newWalker(opts)} }
+
+// PathTo is the package's PathTo, with what earlier calls read reused.
+func (w *Walker) PathTo(ctx context.Context, addr Address) (*Path, error) {
 	bdf := string(addr)
 	if !isAddress(bdf) {
 		return nil, fmt.Errorf("%w: %q", ErrBadAddress, clip(bdf))
 	}
-	w := newWalker(opts)
-	return w.path(ctx, bdf)
+	return w.w.path(ctx, bdf)
 }
 
 // Links returns every PCIe link on the host that has a device below it, each
