@@ -96,7 +96,11 @@ func For(n *nicinfo.NIC, vfs map[pcie.Address]bool, path *pcie.Path, w Workload)
 	case n.PCI == nil:
 		return noPCIe(n, w, fmt.Sprintf("%s is on bus %s: no PCIe link to model", name, n.Bus))
 	case nicinfo.IsVirtual(n):
-		return noPCIe(n, w, name+" is a virtual NIC: its PCIe link is emulated and its speed nominal")
+		why := name + " is a virtual NIC: its PCIe link is emulated and its speed nominal"
+		if w.PortMbps <= 0 { // only a speed the workload gives counts
+			return &Budget{Interface: name, Address: n.PCI.Address, NoPCIe: why, Bound: BoundNone, Workload: w}, nil
+		}
+		return noPCIe(n, w, why)
 	}
 	links := linkParams(path, vfs)
 	if len(links) == 0 {
