@@ -180,7 +180,7 @@ func build(ctx context.Context, root string) (*snapshotMetrics, error) {
 		if q := n.Queues; q != nil {
 			for _, q := range q.DataQueues() {
 				for _, cpu := range q.CPUs {
-					add(descQueueCPU, 1, id, strconv.Itoa(q.Index), q.Kind, strconv.Itoa(q.IRQ), strconv.Itoa(cpu))
+					add(descQueueCPU, 1, id, strconv.Itoa(q.Index), string(q.Kind), strconv.Itoa(q.IRQ), strconv.Itoa(cpu))
 				}
 			}
 		}

@@ -10,12 +10,15 @@ import (
 	"github.com/nicdiag/nicdiag/nicinfo"
 )
 
+// QueueKind says what an IRQ vector of a NIC carries.
+type QueueKind string
+
 // Queue kinds.
 const (
-	KindRX    = "rx"    // receive only: eth0-rx-0, virtio2-input.0
-	KindTX    = "tx"    // transmit only: eth0-tx-0, virtio2-output.0
-	KindTxRx  = "txrx"  // combined: eth0-TxRx-3, mlx5_comp3, or a single-vector NIC
-	KindOther = "other" // link, config, mailbox, async vectors
+	KindRX    QueueKind = "rx"    // receive only: eth0-rx-0, virtio2-input.0
+	KindTX    QueueKind = "tx"    // transmit only: eth0-tx-0, virtio2-output.0
+	KindTxRx  QueueKind = "txrx"  // combined: eth0-TxRx-3, mlx5_comp3, or a single-vector NIC
+	KindOther QueueKind = "other" // link, config, mailbox, async vectors
 )
 
 // How MapQueues found a NIC's IRQs, as reported in NICQueues.MatchedBy.
@@ -27,9 +30,9 @@ const (
 
 // QueueIRQ is one interrupt vector of a NIC and where it lands.
 type QueueIRQ struct {
-	IRQ    int    `json:"irq"`
-	Action string `json:"action"`
-	Kind   string `json:"kind"`
+	IRQ    int       `json:"irq"`
+	Action string    `json:"action"`
+	Kind   QueueKind `json:"kind"`
 	// Index is the queue number in the action name; -1 when it has none.
 	Index int `json:"index"`
 	// CPUs is where the IRQ lands (see CPUSource); Allowed is
@@ -220,7 +223,7 @@ const anyPCI = "*"
 // classify reads a queue kind and number out of an action name that belongs
 // to iface, to the virtio device virtio, or (for "name@pci:BDF" names) to the
 // PCI function bdf. ok is false for names that are not the NIC's.
-func classify(action, iface, virtio, bdf string) (kind string, idx int, ok bool) {
+func classify(action, iface, virtio, bdf string) (kind QueueKind, idx int, ok bool) {
 	base, dev, tagged := strings.Cut(action, "@pci:")
 	if tagged {
 		if bdf == "" || (bdf != anyPCI && dev != bdf) {

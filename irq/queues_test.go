@@ -12,7 +12,7 @@ import (
 func TestClassify(t *testing.T) {
 	for _, tc := range []struct {
 		action, iface, virtio, bdf string
-		kind                       string
+		kind                       QueueKind
 		idx                        int
 		ok                         bool
 	}{

@@ -104,7 +104,7 @@ func parseQueueStats(stats map[string]uint64) queueCounters {
 
 // queueStat is what a per-queue statistic name says.
 type queueStat struct {
-	dir   string // KindRX or KindTX
+	dir   QueueKind // KindRX or KindTX
 	index int
 	bytes bool // else packets
 }
@@ -173,7 +173,7 @@ func parseQueueStatName(s string) (queueStat, bool) {
 		if s, ok = strings.CutPrefix(s, "."); !ok {
 			return q, false
 		}
-		s = strings.TrimPrefix(s, q.dir+"_")
+		s = strings.TrimPrefix(s, string(q.dir)+"_")
 	default: // mlx4, mlx5: "rxN_packets"
 		if q.index, s, ok = cutIndex(s); !ok {
 			return q, false
@@ -187,7 +187,7 @@ func parseQueueStatName(s string) (queueStat, bool) {
 }
 
 // cutDir cuts "rx" or "tx" off the front of s.
-func cutDir(s string) (dir, rest string, ok bool) {
+func cutDir(s string) (dir QueueKind, rest string, ok bool) {
 	if len(s) < 2 {
 		return "", s, false
 	}

@@ -18,7 +18,7 @@ import (
 func TestParseQueueStatName(t *testing.T) {
 	for _, c := range []struct {
 		name  string
-		dir   string
+		dir   QueueKind
 		index int
 		bytes bool
 	}{
@@ -64,7 +64,8 @@ func TestParseQueueStatName(t *testing.T) {
 }
 
 // queueStatForms renders every name form parseQueueStatName accepts.
-func queueStatForms(dir string, index int, bytes bool) []string {
+func queueStatForms(kind QueueKind, index int, bytes bool) []string {
+	dir := string(kind)
 	field, ena := "packets", "cnt"
 	if bytes {
 		field, ena = "bytes", "bytes"

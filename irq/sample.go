@@ -64,10 +64,10 @@ type NICRate struct {
 
 // QueueRate is one IRQ vector of a NIC over the interval.
 type QueueRate struct {
-	IRQ    int    `json:"irq"`
-	Action string `json:"action"`
-	Kind   string `json:"kind"`
-	Index  int    `json:"index"`
+	IRQ    int       `json:"irq"`
+	Action string    `json:"action"`
+	Kind   QueueKind `json:"kind"`
+	Index  int       `json:"index"`
 	// IRQsPerS counts its interrupts on all CPUs.
 	IRQsPerS float64 `json:"irqs_per_s"`
 	// CPU took most of its interrupts this interval; -1 when it had none.

@@ -93,7 +93,7 @@ func CheckLinkModes(nics []NIC) []finding.Finding {
 
 func checkLinkMode(n NIC) (finding.Finding, bool) {
 	speed := n.Link.SpeedMbps
-	if nominal(n) || speed <= 0 || n.OperState == "down" || n.OperState == "lowerlayerdown" {
+	if nominal(n) || speed <= 0 || n.OperState == OperDown || n.OperState == OperLowerLayerDown {
 		return finding.Finding{}, false
 	}
 	var common []string
@@ -103,7 +103,7 @@ func checkLinkMode(n NIC) (finding.Finding, bool) {
 		}
 	}
 	best, top := maxMode(common)
-	half := n.Link.Duplex == "half" && !nominalField(n.Link, "duplex")
+	half := n.Link.Duplex == DuplexHalf && !nominalField(n.Link, "duplex")
 	if top <= speed && !half {
 		return finding.Finding{}, false
 	}
@@ -131,7 +131,7 @@ func checkLinkMode(n NIC) (finding.Finding, bool) {
 func linkModeEvidence(n NIC) map[string]string {
 	ev := map[string]string{
 		"speed_mbps": strconv.Itoa(n.Link.SpeedMbps),
-		"duplex":     n.Link.Duplex,
+		"duplex":     string(n.Link.Duplex),
 	}
 	if len(n.Link.Supported) > 0 {
 		ev["supported"] = strings.Join(n.Link.Supported, " ")

@@ -174,7 +174,7 @@ func (r *reader) ethtool(ctx context.Context, src EthtoolSource) *EthtoolAnswers
 			n.Link.SpeedMbps = l.SpeedMbps
 		}
 		if l.Duplex != "" && (l.Duplex != "unknown" || n.Link.Duplex == "") {
-			n.Link.Duplex = l.Duplex
+			n.Link.Duplex = Duplex(l.Duplex)
 		}
 		an := l.Autoneg
 		n.Link.Autoneg = &an

@@ -85,7 +85,7 @@ func (r *reader) readNetdev(name string) (devPath string) {
 	if s, err := r.readText(dir + "/operstate"); err != nil {
 		r.missing("operstate", err)
 	} else {
-		n.OperState = s
+		n.OperState = OperState(s)
 	}
 	r.readQueues(dir + "/queues")
 	r.readSysfsLink(dir)
@@ -156,7 +156,7 @@ func (r *reader) readSysfsLink(dir string) {
 		if v, err := parseDuplex(s); err != nil {
 			r.missing("link.duplex", err)
 		} else {
-			l.Duplex = v
+			l.Duplex = Duplex(v)
 		}
 	}
 }

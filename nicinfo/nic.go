@@ -26,13 +26,13 @@ const (
 // could not be read are left at their zero value (or -1 where 0 is a valid
 // reading) and named in Missing. The JSON field names are a stable contract.
 type NIC struct {
-	Name      string `json:"name"`
-	Index     int    `json:"index"`
-	MAC       string `json:"mac,omitempty"`
-	PermMAC   string `json:"perm_mac,omitempty"`
-	OperState string `json:"operstate,omitempty"`
-	MTU       int    `json:"mtu,omitempty"`
-	Bus       Bus    `json:"bus"`
+	Name      string    `json:"name"`
+	Index     int       `json:"index"`
+	MAC       string    `json:"mac,omitempty"`
+	PermMAC   string    `json:"perm_mac,omitempty"`
+	OperState OperState `json:"operstate,omitempty"`
+	MTU       int       `json:"mtu,omitempty"`
+	Bus       Bus       `json:"bus"`
 	// Kind is the link kind: on the live host the netlink kind ("veth",
 	// "bridge", "ifb", ...; "device" for hardware); in a snapshot the
 	// uevent DEVTYPE ("bridge", "bond", "vlan", "wlan"), often empty. It is
@@ -131,7 +131,7 @@ type Link struct {
 	// -1 in JSON) when neither ethtool nor sysfs knows it (no link,
 	// virtio, virtual interfaces).
 	SpeedMbps int    `json:"speed_mbps"`
-	Duplex    string `json:"duplex,omitempty"` // "full", "half", "unknown"
+	Duplex    Duplex `json:"duplex,omitempty"`
 	Autoneg   *bool  `json:"autoneg,omitempty"`
 	Port      string `json:"port,omitempty"` // "TP", "FIBRE", "DA", ...
 	// Supported and Advertised are kernel link-mode names such as
@@ -165,3 +165,24 @@ type Channels struct {
 	Other       int `json:"other"`
 	Combined    int `json:"combined"`
 }
+
+// Duplex is the link's duplex as the driver reports it.
+type Duplex string
+
+// Duplex values.
+const (
+	DuplexFull    Duplex = "full"
+	DuplexHalf    Duplex = "half"
+	DuplexUnknown Duplex = "unknown"
+)
+
+// OperState is /sys/class/net/IFACE/operstate (RFC 2863): "up", "down",
+// "lowerlayerdown", "dormant", "testing", "notpresent" or "unknown".
+type OperState string
+
+// Operational states nicdiag tests for.
+const (
+	OperUp             OperState = "up"
+	OperDown           OperState = "down"
+	OperLowerLayerDown OperState = "lowerlayerdown"
+)

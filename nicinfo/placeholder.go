@@ -19,7 +19,7 @@ var usbnetDrivers = []string{"cdc_ncm", "cdc_ether", "cdc_mbim", "cdc_subset", "
 func markPlaceholders(n *NIC) {
 	l := &n.Link
 	noPHY := len(l.Supported) == 0 && len(l.Advertised) == 0 && (l.Autoneg == nil || !*l.Autoneg)
-	if l.Duplex == "half" && noPHY {
+	if l.Duplex == DuplexHalf && noPHY {
 		why := "duplex: half is the zero value of a driver that reports no PHY (no link modes, no autoneg); the real duplex is unknown"
 		if slices.Contains(usbnetDrivers, n.Driver) {
 			why = "duplex: " + n.Driver + " is a usbnet driver, which never fills in the duplex (it reads as half); the real duplex is unknown"

@@ -25,9 +25,9 @@ type queueRow struct {
 // queueName is "txrx-2" for a queue vector, "other IRQ 44" for the rest.
 func queueName(q irq.QueueRate) string {
 	if q.Index >= 0 && q.Kind != "" {
-		return q.Kind + "-" + strconv.Itoa(q.Index)
+		return string(q.Kind) + "-" + strconv.Itoa(q.Index)
 	}
-	kind := q.Kind
+	kind := string(q.Kind)
 	if kind == "" {
 		kind = "vector"
 	}
@@ -78,7 +78,7 @@ func queueChart(v *view) chart {
 		if a.nicOrder != b.nicOrder {
 			return a.nicOrder - b.nicOrder
 		}
-		if c := strings.Compare(a.q.Kind, b.q.Kind); c != 0 {
+		if c := strings.Compare(string(a.q.Kind), string(b.q.Kind)); c != 0 {
 			return c
 		}
 		if a.q.Index != b.q.Index {

@@ -275,10 +275,10 @@ func TestMonitorQueueStatsEth0(t *testing.T) {
 		if q["index"].(float64) != 0 {
 			continue
 		}
-		if k := q["kind"]; k == irq.KindRX || k == irq.KindTxRx {
+		if k := q["kind"]; k == string(irq.KindRX) || k == string(irq.KindTxRx) {
 			_, rx = q["rx_packets_per_s"]
 		}
-		if k := q["kind"]; k == irq.KindTX || k == irq.KindTxRx {
+		if k := q["kind"]; k == string(irq.KindTX) || k == string(irq.KindTxRx) {
 			_, tx = q["tx_packets_per_s"]
 		}
 	}

@@ -107,7 +107,7 @@ func queueLabel(q irq.QueueRate) string {
 	} else if len(q.EffectiveCPUs) > 0 {
 		cpu = irq.FormatCPUList(q.EffectiveCPUs)
 	}
-	name := q.Kind
+	name := string(q.Kind)
 	if q.Index >= 0 {
 		name = fmt.Sprintf("%s-%d", q.Kind, q.Index)
 	}

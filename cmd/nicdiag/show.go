@@ -146,7 +146,7 @@ func identitySection(n *nicinfo.NIC) showSection {
 	if n.PermMAC != n.MAC {
 		id.add("Permanent MAC", n.PermMAC)
 	}
-	id.add("State", n.OperState)
+	id.add("State", string(n.OperState))
 	if n.MTU > 0 {
 		id.add("MTU", strconv.Itoa(n.MTU))
 	}
@@ -189,7 +189,7 @@ func driverSection(n *nicinfo.NIC) showSection {
 func linkSection(n *nicinfo.NIC) showSection {
 	link := showSection{Title: "Link"}
 	link.add("Speed", speedText(n.Link.SpeedMbps))
-	link.add("Duplex", n.Link.Duplex)
+	link.add("Duplex", string(n.Link.Duplex))
 	if n.Link.Autoneg != nil {
 		link.add("Auto-negotiation", onOff(*n.Link.Autoneg))
 	}
