@@ -67,7 +67,7 @@ func lookup(name string) *command {
 }
 
 func init() {
-	commands = []*command{listCmd, showCmd, checkCmd, explainCmd, monitorCmd, snapshotCmd, serveCmd, reportCmd}
+	commands = []*command{listCmd, showCmd, checkCmd, explainCmd, monitorCmd, snapshotCmd, serveCmd, reportCmd, versionCmd}
 }
 
 // env carries what every command needs: output streams and global flags.
@@ -121,6 +121,13 @@ func (e *env) fail(err error) int {
 	return exitFail
 }
 
+// usageError prints what is wrong with a command's arguments, in one line,
+// and where its help is, and returns exitFail.
+func (e *env) usageError(cmd, msg string) int {
+	fmt.Fprintf(e.stderr, "nicdiag %s: %s\nsee 'nicdiag help %s'\n", cmd, msg, cmd)
+	return exitFail
+}
+
 // exitFor maps findings to the exit code of docs/design.md §3.
 func exitFor(fs []finding.Finding) int {
 	w, ok := finding.Worst(fs)
@@ -153,6 +160,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	global := flag.NewFlagSet("nicdiag", flag.ContinueOnError)
 	global.SetOutput(stderr)
 	addGlobal(global, e)
+	showVersion := global.Bool("version", false, "print the version and exit (as 'nicdiag version')")
 	global.Usage = func() {}
 	if err := global.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -163,6 +171,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	rest := global.Args()
+	if *showVersion {
+		fs, runCmd := newFlagSet(versionCmd, e, stderr)
+		return runCmd(ctx, e, fs, rest)
+	}
 	if len(rest) == 0 {
 		usage(stderr)
 		return exitFail
@@ -266,7 +278,7 @@ func newFlagSet(c *command, e *env, out io.Writer) (*flag.FlagSet, runFunc) {
 }
 
 func usage(w io.Writer) {
-	fmt.Fprintf(w, "nicdiag: inspect network cards and explain throughput ceilings\n\nusage: nicdiag [--root PATH] [--json] COMMAND [ARGS]\n\ncommands:\n")
+	fmt.Fprintf(w, "nicdiag: inspect network cards and explain throughput ceilings\n\nusage: nicdiag [--root PATH] [--json] [--version] COMMAND [ARGS]\n\ncommands:\n")
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
 	}
