@@ -67,7 +67,7 @@ func lookup(name string) *command {
 }
 
 func init() {
-	commands = []*command{listCmd, showCmd, checkCmd, explainCmd, monitorCmd, snapshotCmd, serveCmd, reportCmd, versionCmd}
+	commands = []*command{listCmd, showCmd, checkCmd, explainCmd, monitorCmd, snapshotCmd, serveCmd, reportCmd, versionCmd, completionCmd, manCmd}
 }
 
 // env carries what every command needs: output streams and global flags.
@@ -157,11 +157,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	e := &env{stdout: stdout, stderr: stderr, tty: isTerminal(stdout)}
 	defer e.close()
 
-	global := flag.NewFlagSet("nicdiag", flag.ContinueOnError)
+	global, showVersion := globalFlagSet(e)
 	global.SetOutput(stderr)
-	addGlobal(global, e)
-	showVersion := global.Bool("version", false, "print the version and exit (as 'nicdiag version')")
-	global.Usage = func() {}
 	if err := global.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage(stdout)
@@ -241,6 +238,17 @@ func parseInterspersed(fs *flag.FlagSet, args []string) (pos, command []string, 
 	}
 }
 
+// globalFlagSet is the flag set before the command name: the global flags
+// and --version.
+func globalFlagSet(e *env) (*flag.FlagSet, *bool) {
+	fs := flag.NewFlagSet("nicdiag", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	addGlobal(fs, e)
+	v := fs.Bool("version", false, "print the version and exit (as 'nicdiag version')")
+	fs.Usage = func() {}
+	return fs, v
+}
+
 // addGlobal registers the flags every command accepts, before or after the
 // command name.
 func addGlobal(fs *flag.FlagSet, e *env) {
@@ -257,24 +265,51 @@ func newFlagSet(c *command, e *env, out io.Writer) (*flag.FlagSet, runFunc) {
 	run := c.bind(fs)
 	fs.Usage = func() {
 		w := fs.Output()
-		fmt.Fprintf(w, "usage: %s\n\n%s\n\nflags:\n", strings.TrimSpace("nicdiag "+c.name+" [flags] "+c.args), strings.TrimSpace(c.help))
-		fs.VisitAll(func(f *flag.Flag) {
-			name, u := flag.UnquoteUsage(f)
-			if name != "" {
-				name = " " + name
-			}
-			def := ""
-			if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
-				def = fmt.Sprintf(" (default %s)", f.DefValue)
-			}
-			dash := "--"
-			if len(f.Name) == 1 { // -o, as the help text writes it
-				dash = "-"
-			}
-			fmt.Fprintf(w, "  %s%s%s\n        %s%s\n", dash, f.Name, name, u, def)
-		})
+		fmt.Fprintf(w, "usage: %s\n\n%s\n\nflags:\n", c.synopsis(), strings.TrimSpace(c.help))
+		for _, d := range flagDocs(fs) {
+			fmt.Fprintf(w, "  %s%s\n        %s%s\n", d.flag, d.arg, d.usage, d.def)
+		}
 	}
 	return fs, run
+}
+
+// synopsis is the command's usage line: "nicdiag show [flags] IFACE".
+func (c *command) synopsis() string {
+	return strings.TrimSpace("nicdiag " + c.name + " [flags] " + c.args)
+}
+
+// flagDoc is one flag as the help text, the man page and the shell
+// completions describe it.
+type flagDoc struct {
+	name  string // without dashes
+	flag  string // "--root", or "-o" (as the help text writes a one-letter flag)
+	arg   string // " PATH", or "" for a boolean flag
+	usage string
+	def   string // " (default 1518)", or ""
+	bool  bool
+}
+
+// flagDocs describes every flag of fs, sorted by name.
+func flagDocs(fs *flag.FlagSet) []flagDoc {
+	var out []flagDoc
+	fs.VisitAll(func(f *flag.Flag) {
+		name, u := flag.UnquoteUsage(f)
+		d := flagDoc{name: f.Name, flag: "--" + f.Name, usage: u}
+		if name != "" {
+			d.arg = " " + name
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			d.bool = true
+		}
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+			d.def = fmt.Sprintf(" (default %s)", f.DefValue)
+		}
+		if len(f.Name) == 1 {
+			d.flag = "-" + f.Name
+		}
+		out = append(out, d)
+	})
+	return out
 }
 
 func usage(w io.Writer) {
