@@ -14,6 +14,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -110,7 +112,40 @@ func (e *env) close() {
 
 // fail prints err and returns exitFail.
 func (e *env) fail(err error) int {
-	msg := err.Error()
+	return e.failHint(err, "")
+}
+
+// failLookup is fail for a command given the interfaces or PCI addresses
+// names on the host at root: when one is unknown, it suggests the host's
+// interface closest to it.
+func (e *env) failLookup(ctx context.Context, root string, names []string, err error) int {
+	if !errors.Is(err, nicinfo.ErrNoInterface) {
+		return e.fail(err)
+	}
+	nics, lerr := nicinfo.List(ctx, nicinfo.WithRoot(root))
+	if lerr != nil {
+		return e.fail(err)
+	}
+	known := map[string]bool{}
+	var ifaces []string
+	for _, n := range nics {
+		known[n.Name] = true
+		ifaces = append(ifaces, n.Name)
+	}
+	for _, name := range names {
+		if known[name] || strings.Contains(name, ":") {
+			continue // a known interface, or a PCI address
+		}
+		if hint := didYouMean(name, ifaces); hint != "" && strings.Contains(err.Error(), strconv.Quote(name)) {
+			return e.failHint(err, hint)
+		}
+	}
+	return e.fail(err)
+}
+
+// failHint prints err with hint (" (did you mean ...)") after it.
+func (e *env) failHint(err error, hint string) int {
+	msg := err.Error() + hint
 	if !strings.HasPrefix(msg, "nicdiag") {
 		msg = "nicdiag: " + msg
 	}
@@ -158,13 +193,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	defer e.close()
 
 	global, showVersion := globalFlagSet(e)
-	global.SetOutput(stderr)
 	if err := global.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage(stdout)
 			return exitOK
 		}
-		usage(stderr)
+		fmt.Fprintf(stderr, "nicdiag: %s\nsee 'nicdiag help'\n", flagError(err))
 		return exitFail
 	}
 	rest := global.Args()
@@ -181,8 +215,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if len(rest) > 1 {
 			c := lookup(rest[1])
 			if c == nil {
-				fmt.Fprintf(stderr, "nicdiag help: unknown command %q\n\n", rest[1])
-				usage(stderr)
+				fmt.Fprintf(stderr, "nicdiag help: unknown command %q%s\nsee 'nicdiag help'\n", rest[1], didYouMean(rest[1], commandWords()))
 				return exitFail
 			}
 			fs, _ := newFlagSet(c, e, stdout)
@@ -195,26 +228,88 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	c := lookup(name)
 	if c == nil {
-		fmt.Fprintf(stderr, "nicdiag: unknown command %q\n\n", name)
-		usage(stderr)
+		fmt.Fprintf(stderr, "nicdiag: unknown command %q%s\nsee 'nicdiag help'\n", name, didYouMean(name, append(commandWords(), "help")))
 		return exitFail
 	}
 	fs, runCmd := newFlagSet(c, e, stderr)
 	printUsage := fs.Usage
 	fs.Usage = func() {}
+	fs.SetOutput(io.Discard) // the parse error is reported below, in one line
 	args, command, err := parseInterspersed(fs, rest[1:])
+	fs.SetOutput(stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(stdout)
 			printUsage()
 			return exitOK
 		}
-		printUsage()
-		return exitFail
+		return e.usageError(c.name, flagError(err))
 	}
 	fs.Usage = printUsage
 	e.command = command
 	return runCmd(ctx, e, fs, args)
+}
+
+// commandWords are the names of the commands in the table.
+func commandWords() []string {
+	out := make([]string, len(commands))
+	for i, c := range commands {
+		out[i] = c.name
+	}
+	return out
+}
+
+// didYouMean returns ` (did you mean "x"?)` for the candidate closest to s
+// by edit distance, when one is close enough to be a typo (at most 2 edits,
+// and fewer than half of s), else "".
+func didYouMean(s string, candidates []string) string {
+	best, bestD := "", 3
+	for _, c := range candidates {
+		if d := editDistance(s, c); d < bestD && 2*d < len([]rune(s)) {
+			best, bestD = c, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+// editDistance is the optimal-string-alignment distance between a and b
+// in runes: insertions, deletions, substitutions and swaps of two
+// neighbours ("lsit" is one edit from "list").
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
+}
+
+// longFlag matches a multi-letter flag as the flag package writes it in
+// errors (-port-speed), to print it as the help does (--port-speed).
+var longFlag = regexp.MustCompile(`(^|[ :])-([a-z][a-z-]+)`)
+
+// flagError rewrites a flag package error as the help text writes flags.
+func flagError(err error) string {
+	return longFlag.ReplaceAllString(err.Error(), "$1--$2")
 }
 
 // parseInterspersed parses flags wherever they stand among the arguments

@@ -37,9 +37,7 @@ Examples:
 // runSnapshot writes a snapshot to out (-o).
 func runSnapshot(ctx context.Context, e *env, fs *flag.FlagSet, args []string, out string) int {
 	if out == "" || len(args) > 0 {
-		fmt.Fprintln(e.stderr, "nicdiag snapshot: need -o FILE.tar.gz and no other arguments")
-		fs.Usage()
-		return exitFail
+		return e.usageError("snapshot", "need -o FILE.tar.gz and no other arguments")
 	}
 	var opts []snapshot.CaptureOption
 	if e.root != "" {
