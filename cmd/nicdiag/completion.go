@@ -156,7 +156,7 @@ func flagNames(fs []flagDoc) []string {
 }
 
 // shellWord quotes s for a POSIX-like shell (bash, zsh): single quotes, with
-// each ' written as '\''.
+// each ' written as '\”.
 func shellWord(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
