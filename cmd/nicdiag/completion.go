@@ -155,8 +155,8 @@ func flagNames(fs []flagDoc) []string {
 	return out
 }
 
-// shellWord quotes s for a POSIX-like shell (bash, zsh): single quotes, with
-// each ' written as '\”.
+// shellWord quotes s for a POSIX-like shell (bash, zsh) in single quotes;
+// a single quote inside closes the quotes, is escaped, and reopens them.
 func shellWord(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
