@@ -34,7 +34,7 @@ type NIC struct {
 	MTU       int    `json:"mtu,omitempty"`
 	Bus       Bus    `json:"bus"`
 	// Kind is the link kind: on the live host the netlink kind ("veth",
-	// "bridge", "ifb", ...; "device" for hardware); in a snapshot the
+	// "bridge", "ifb", ...; "device" for hardware, "loopback" for lo); in a snapshot the
 	// uevent DEVTYPE ("bridge", "bond", "vlan", "wlan"), often empty. It is
 	// the one field that may differ between a host and its snapshot.
 	Kind string `json:"kind,omitempty"`

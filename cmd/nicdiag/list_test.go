@@ -75,6 +75,17 @@ func TestListAll(t *testing.T) {
 	if has(d, "lo") || !has(a, "lo") {
 		t.Errorf("lo in default list: %v, in --all: %v", has(d, "lo"), has(a, "lo"))
 	}
+	for _, n := range a.NICs {
+		if n.Name == "lo" && n.Kind == "device" {
+			t.Errorf("lo is called a device: kind %q", n.Kind)
+		}
+	}
+	text, _, _ := runCLI(t, "list", "--all")
+	for _, line := range strings.Split(text, "\n") {
+		if f := strings.Fields(line); len(f) > 0 && f[0] == "lo" && strings.Contains(line, "device") {
+			t.Errorf("lo is called a device: %q", line)
+		}
+	}
 	for _, n := range d.NICs {
 		if n.Bus == nicinfo.BusVirtual {
 			t.Errorf("default list has virtual %s", n.Name)
