@@ -93,6 +93,10 @@ type PCIFunction struct {
 	DeviceID        uint16       `json:"device_id"`
 	SubsystemVendor uint16       `json:"subsystem_vendor_id"`
 	SubsystemDevice uint16       `json:"subsystem_device_id"`
+	// PCIID and SubsystemID are the same IDs as lspci -n writes them
+	// ("8086:10c9", "8086:a03c"); empty when the IDs could not be read.
+	PCIID       string `json:"pci_id,omitempty"`
+	SubsystemID string `json:"subsystem_id,omitempty"`
 	// Class is the 24-bit class code (0x020000 = Ethernet controller).
 	Class    uint32 `json:"class"`
 	Revision uint8  `json:"revision"`
