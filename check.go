@@ -30,6 +30,7 @@ func Checkers() []Checker {
 		bottleneckCheck,
 		queuesCheck,
 		localityCheck,
+		incompleteCheck,
 	}
 }
 
@@ -75,10 +76,17 @@ func (h *Host) Check(cs ...Checker) []finding.Finding {
 	return out
 }
 
+// HostSubject is the subject of a finding about the whole host rather than
+// one NIC (nicdiag.incomplete when /proc/interrupts or the PCI functions
+// without a netdev could not be read). Check always keeps it, whatever the
+// selection.
+const HostSubject = "host"
+
 // subjects are the names a finding about the selection may carry: the
-// selected interfaces, their PCI functions and the ends of their paths.
+// selected interfaces, their PCI functions, the ends of their paths, and
+// HostSubject.
 func (h *Host) subjects() map[string]bool {
-	s := map[string]bool{}
+	s := map[string]bool{HostSubject: true}
 	for _, n := range h.Selected {
 		s[n.ID()] = true
 		if n.PCI != nil && n.Judged() {

@@ -215,6 +215,7 @@ func seriesOf(t *testing.T, c *Collector) map[string]float64 {
 // deploy/systemd unit grants CAP_SYS_ADMIN for that.
 func TestNonRootView(t *testing.T) {
 	changed := map[string]bool{}
+	incomplete := 0
 	for _, snap := range bundledSnapshots(t) {
 		name := filepath.Base(snap)
 		root, user := seriesOf(t, New(WithRoot(snap))), seriesOf(t, New(WithRoot(nonRoot(t, snap))))
@@ -234,9 +235,18 @@ func TestNonRootView(t *testing.T) {
 		}
 		for k := range user {
 			if _, ok := root[k]; !ok {
+				// The one verdict a reader without root adds: nicdiag.incomplete
+				// at info, saying what the 64-byte config header weakens.
+				if strings.Contains(k, "code=nicdiag.incomplete,severity=info,") {
+					incomplete++
+					continue
+				}
 				t.Errorf("%s: %s only without root", name, k)
 			}
 		}
+	}
+	if incomplete == 0 {
+		t.Error("no snapshot says, without root, that its config space was cut to the header (nicdiag.incomplete)")
 	}
 	// The CCR2004 on a 2.5 GT/s x1 link is PCIe-bound, so its ceiling
 	// rests on the MPS (256 in DevCtl) that only root can read.

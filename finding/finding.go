@@ -65,6 +65,9 @@ const (
 	IRQNUMARemote          Code = "irq.numa_remote"
 	SoftnetDrops           Code = "softnet.drops"
 	SoftnetSqueeze         Code = "softnet.squeeze"
+	// NicdiagIncomplete says a check family could not run, or ran on
+	// less than it needs, so that its silence is not read as clean.
+	NicdiagIncomplete Code = "nicdiag.incomplete"
 )
 
 // Finding is one verdict. The JSON field names are a stable contract.

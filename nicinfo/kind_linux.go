@@ -2,11 +2,13 @@ package nicinfo
 
 import (
 	"errors"
+	"net"
 
 	"github.com/vishvananda/netlink"
 )
 
-// linkKinds asks netlink for every link's kind ("veth", "bridge", "device"),
+// linkKinds asks netlink for every link's kind ("veth", "bridge", "device";
+// "loopback" for lo, which netlink also calls "device"),
 // the one fact sysfs does not hold. An interrupted dump is retried, and its
 // data used if it keeps being interrupted.
 func linkKinds() (map[string]string, error) {
@@ -23,7 +25,11 @@ func linkKinds() (map[string]string, error) {
 	}
 	kinds := make(map[string]string, len(links))
 	for _, l := range links {
-		kinds[l.Attrs().Name] = l.Type()
+		k := l.Type()
+		if k == "device" && l.Attrs().Flags&net.FlagLoopback != 0 {
+			k = "loopback" // netlink's "device" is any link without a kind
+		}
+		kinds[l.Attrs().Name] = k
 	}
 	return kinds, nil
 }

@@ -34,7 +34,7 @@ type NIC struct {
 	MTU       int       `json:"mtu,omitempty"`
 	Bus       Bus       `json:"bus"`
 	// Kind is the link kind: on the live host the netlink kind ("veth",
-	// "bridge", "ifb", ...; "device" for hardware); in a snapshot the
+	// "bridge", "ifb", ...; "device" for hardware, "loopback" for lo); in a snapshot the
 	// uevent DEVTYPE ("bridge", "bond", "vlan", "wlan"), often empty. It is
 	// the one field that may differ between a host and its snapshot.
 	Kind string `json:"kind,omitempty"`
@@ -93,6 +93,10 @@ type PCIFunction struct {
 	DeviceID        uint16       `json:"device_id"`
 	SubsystemVendor uint16       `json:"subsystem_vendor_id"`
 	SubsystemDevice uint16       `json:"subsystem_device_id"`
+	// PCIID and SubsystemID are the same IDs as lspci -n writes them
+	// ("8086:10c9", "8086:a03c"); empty when the IDs could not be read.
+	PCIID       string `json:"pci_id,omitempty"`
+	SubsystemID string `json:"subsystem_id,omitempty"`
 	// Class is the 24-bit class code (0x020000 = Ethernet controller).
 	Class    uint32 `json:"class"`
 	Revision uint8  `json:"revision"`

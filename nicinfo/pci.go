@@ -35,6 +35,12 @@ func (r *reader) readPCI(ctx context.Context, bdf pcie.Address, dir string) {
 	f.DeviceID = uint16(id("device", "pci.device_id", 16))
 	f.SubsystemVendor = uint16(id("subsystem_vendor", "pci.subsystem_vendor_id", 16))
 	f.SubsystemDevice = uint16(id("subsystem_device", "pci.subsystem_device_id", 16))
+	if f.VendorID != 0 || f.DeviceID != 0 {
+		f.PCIID = fmt.Sprintf("%04x:%04x", f.VendorID, f.DeviceID)
+	}
+	if f.SubsystemVendor != 0 || f.SubsystemDevice != 0 {
+		f.SubsystemID = fmt.Sprintf("%04x:%04x", f.SubsystemVendor, f.SubsystemDevice)
+	}
 	f.Class = id("class", "pci.class", 24)
 	f.Revision = uint8(id("revision", "pci.revision", 8))
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/nicdiag/nicdiag/internal/fsroot"
+	"github.com/nicdiag/nicdiag/internal/text"
 )
 
 // maxPCIIDs bounds a pci.ids file (the 2025 file is 1.4 MB).
@@ -118,6 +119,21 @@ var pciIDsCandidates = []string{
 // ErrEscape, not a quiet read of the host's file), the host's and an
 // explicit one as host files; none may be a FIFO or other non-regular file.
 func loadPCINames(root fsroot.Root, explicit string, q *PCIQuery) (*PCINames, error) {
+	f, name, err := openPCIIDs(root, explicit)
+	if err != nil {
+		return nil, err
+	}
+	names, err := readPCIIDs(f, name, q)
+	f.Close()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return names, nil
+}
+
+// openPCIIDs opens the first pci.ids candidate that exists (see
+// loadPCINames) and returns it with its name.
+func openPCIIDs(root fsroot.Root, explicit string) (*os.File, string, error) {
 	type candidate struct {
 		name string // the file as the messages and Source name it
 		open func() (*os.File, error)
@@ -142,20 +158,68 @@ func loadPCINames(root fsroot.Root, explicit string, q *PCIQuery) (*PCINames, er
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
-		names, err := readPCIIDs(f, c.name, q)
-		f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", c.name, err)
-		}
-		return names, nil
+		return f, c.name, nil
 	}
 	searched := make([]string, len(cands))
 	for i, c := range cands {
 		searched[i] = c.name
 	}
-	return nil, fmt.Errorf("%w (searched %s)", ErrNoPCIIDs, strings.Join(searched, ", "))
+	return nil, "", fmt.Errorf("%w (searched %s)", ErrNoPCIIDs, strings.Join(searched, ", "))
+}
+
+// PCIIDsFile says which pci.ids List would take names from, and its
+// header's version and date ("" when the header has none).
+type PCIIDsFile struct {
+	Path    string `json:"path"`
+	Version string `json:"version,omitempty"`
+	Date    string `json:"date,omitempty"`
+}
+
+// FindPCIIDs returns the pci.ids that List would use for these options
+// (the explicit one, else the snapshot's own, else the host's), reading
+// only its header. Without a pci.ids it returns an error wrapping
+// ErrNoPCIIDs.
+func FindPCIIDs(opts ...Option) (PCIIDsFile, error) {
+	o := buildOptions(opts)
+	f, name, err := openPCIIDs(o.root, o.pciIDs)
+	if err != nil {
+		return PCIIDsFile{}, wrapErr(err)
+	}
+	defer f.Close()
+	out := PCIIDsFile{Path: name}
+	var r io.Reader = f
+	if strings.HasSuffix(name, ".gz") {
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			return out, wrapErr(fmt.Errorf("%s: %w", name, err))
+		}
+		defer zr.Close()
+		r = zr
+	}
+	head, _ := io.ReadAll(io.LimitReader(r, 4096))
+	for _, line := range strings.Split(string(head), "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "#") {
+			if line != "" {
+				break // the header is the leading comment block
+			}
+			continue
+		}
+		k, v, ok := strings.Cut(strings.TrimSpace(strings.TrimPrefix(line, "#")), ":")
+		if !ok {
+			continue
+		}
+		v = text.Clip(strings.TrimSpace(v))
+		switch strings.TrimSpace(k) {
+		case "Version":
+			out.Version = v
+		case "Date":
+			out.Date = v
+		}
+	}
+	return out, nil
 }
 
 func readPCIIDs(f *os.File, p string, q *PCIQuery) (*PCINames, error) {

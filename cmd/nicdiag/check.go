@@ -49,7 +49,7 @@ func runCheck(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int 
 	}
 	r, err := nicdiag.Check(ctx, nicdiag.WithRoot(root), nicdiag.WithInterfaces(args...))
 	if err != nil {
-		return e.fail(err)
+		return e.failLookup(ctx, root, args, err)
 	}
 	names := []string{}
 	var bare, skipped []string
@@ -96,7 +96,11 @@ func renderFindings(w io.Writer, names, bare []string, fs []finding.Finding) {
 		fmt.Fprintln(w, "no findings")
 		return
 	}
-	fmt.Fprintf(w, "%d finding(s): %d error, %d warn, %d info\n", len(fs), count[finding.Error], count[finding.Warn], count[finding.Info])
+	noun := "findings"
+	if len(fs) == 1 {
+		noun = "finding"
+	}
+	fmt.Fprintf(w, "%d %s: %d error, %d warn, %d info\n", len(fs), noun, count[finding.Error], count[finding.Warn], count[finding.Info])
 	for _, f := range fs {
 		fmt.Fprintf(w, "\n%-5s %s  %s\n", strings.ToUpper(f.Severity.String()), f.Code, f.Subject)
 		fmt.Fprintf(w, "      %s\n", f.Summary)

@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/nicdiag/nicdiag/finding"
+	"github.com/nicdiag/nicdiag/internal/snaptest"
 )
 
 const snaps = "../../testdata/snapshots/"
@@ -148,5 +150,26 @@ func TestShowPCIFunctionWithoutNetdev(t *testing.T) {
 	_, stderr, code := runCLI(t, "--root", snaps+"i350-dpdk-vfio", "show", "0000:01:00.1")
 	if code != exitFail || !strings.Contains(stderr, "explain 0000:01:00.1") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// A check family that could not run does not look clean: with
+// /proc/interrupts unparseable (a directory) a tree that passes exits 1,
+// and says what was not checked.
+func TestCheckIncompleteExit(t *testing.T) {
+	root := snaptest.Copy(t, snaps+"i350-minipcie-x1")
+	if _, _, code := runCLI(t, "--root", root, "check"); code != exitOK {
+		t.Fatalf("intact tree: exit %d, want 0", code)
+	}
+	p := filepath.Join(root, "proc/interrupts")
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := runCLI(t, "--root", root, "check", "enp1s0f0")
+	if code != exitWarn || !strings.Contains(out, "WARN  nicdiag.incomplete  host") || !strings.Contains(out, "/proc/interrupts") {
+		t.Errorf("exit %d, want 1\n%s%s", code, out, stderr)
 	}
 }

@@ -51,11 +51,51 @@ Examples:
 		fs.IntVar(&f.frame, "frame-size", budget.DefaultFrameBytes, "Ethernet frame `bytes`, header and FCS included")
 		fs.StringVar(&f.direction, "direction", string(budget.Both), "rx, tx, both or forward")
 		fs.IntVar(&f.ports, "ports", 0, "ports of the card in use (0: every function sharing the narrowest link)")
-		fs.Float64Var(&f.speed, "port-speed", 0, "line rate of each port in `Mbps` (0: the negotiated link speed)")
+		fs.Var((*portSpeed)(&f.speed), "port-speed", "line rate of each port: `SPEED` in Mb/s (1000), or with a unit: 100M, 10000M, 2.5G, 25G (0: the negotiated link speed)")
 		return func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
 			return runExplain(ctx, e, fs, args, *f)
 		}
 	},
+}
+
+// portSpeed is --port-speed: a line rate in Mb/s, written plain (1000) or
+// with a unit, M or G, optionally followed by b, bps or b/s, in either case
+// (100M, 2.5G, 10000Mbps, 25Gb/s).
+type portSpeed float64
+
+func (p *portSpeed) String() string { return strconv.FormatFloat(float64(*p), 'g', -1, 64) }
+
+func (p *portSpeed) Set(s string) error {
+	v, err := parsePortSpeed(s)
+	if err != nil {
+		return err
+	}
+	*p = portSpeed(v)
+	return nil
+}
+
+// parsePortSpeed parses a --port-speed value into Mb/s.
+func parsePortSpeed(s string) (float64, error) {
+	num := strings.TrimSpace(s)
+	mult := 1.0
+	low := strings.ToLower(num)
+	for _, suf := range []string{"b/s", "bps", "b"} {
+		if strings.HasSuffix(low, suf) && len(low) > len(suf) && strings.ContainsAny(low[len(low)-len(suf)-1:len(low)-len(suf)], "mg") {
+			low = low[:len(low)-len(suf)]
+			break
+		}
+	}
+	switch {
+	case strings.HasSuffix(low, "g"):
+		mult, low = 1000, low[:len(low)-1]
+	case strings.HasSuffix(low, "m"):
+		low = low[:len(low)-1]
+	}
+	v, err := strconv.ParseFloat(low, 64)
+	if err != nil || v < 0 || math.IsNaN(v) || math.IsInf(v, 0) || strings.ContainsAny(low, "xXpP_") {
+		return 0, fmt.Errorf("want a line rate in Mb/s (1000) or with a unit (100M, 2.5G), or 0 for the negotiated link speed")
+	}
+	return v * mult, nil
 }
 
 // explainJSON is the JSON document of `explain --json`.
@@ -66,9 +106,7 @@ type explainJSON struct {
 
 func runExplain(ctx context.Context, e *env, fs *flag.FlagSet, args []string, f explainFlags) int {
 	if len(args) != 1 {
-		fmt.Fprintln(e.stderr, "nicdiag explain: need exactly one interface name or PCI address")
-		fs.Usage()
-		return exitFail
+		return e.usageError("explain", "need exactly one interface name or PCI address")
 	}
 	dir, err := budget.ParseDirection(f.direction)
 	if err != nil {
@@ -79,9 +117,6 @@ func runExplain(ctx context.Context, e *env, fs *flag.FlagSet, args []string, f 
 	if f.frame <= 0 {
 		return e.fail(fmt.Errorf("explain: --frame-size %d: want Ethernet frame bytes, 64 to 16384", f.frame))
 	}
-	if f.speed < 0 || math.IsNaN(f.speed) || math.IsInf(f.speed, 0) {
-		return e.fail(fmt.Errorf("explain: --port-speed %v: want a line rate in Mb/s, or 0 for the negotiated link speed", f.speed))
-	}
 	w := budget.Workload{FrameBytes: f.frame, Direction: dir, Ports: f.ports, PortMbps: f.speed}
 	root, err := e.openRoot(ctx)
 	if err != nil {
@@ -89,7 +124,7 @@ func runExplain(ctx context.Context, e *env, fs *flag.FlagSet, args []string, f 
 	}
 	b, err := nicdiag.Explain(ctx, args[0], w, nicdiag.WithRoot(root))
 	if err != nil {
-		return e.fail(err)
+		return e.failLookup(ctx, root, args, err)
 	}
 	if e.json {
 		if err := e.writeJSON(explainJSON{Schema: jsonSchema, Budget: b}); err != nil {

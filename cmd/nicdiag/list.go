@@ -45,9 +45,7 @@ Examples:
 // runList lists the NICs; all adds the virtual ones.
 func runList(ctx context.Context, e *env, fs *flag.FlagSet, args []string, all bool) int {
 	if len(args) > 0 {
-		fmt.Fprintf(e.stderr, "nicdiag list: unexpected argument %q\n", args[0])
-		fs.Usage()
-		return exitFail
+		return e.usageError("list", fmt.Sprintf("unexpected argument %q", args[0]))
 	}
 	root, err := e.openRoot(ctx)
 	if err != nil {

@@ -75,6 +75,17 @@ func TestListAll(t *testing.T) {
 	if has(d, "lo") || !has(a, "lo") {
 		t.Errorf("lo in default list: %v, in --all: %v", has(d, "lo"), has(a, "lo"))
 	}
+	for _, n := range a.NICs {
+		if n.Name == "lo" && n.Kind == "device" {
+			t.Errorf("lo is called a device: kind %q", n.Kind)
+		}
+	}
+	text, _, _ := runCLI(t, "list", "--all")
+	for _, line := range strings.Split(text, "\n") {
+		if f := strings.Fields(line); len(f) > 0 && f[0] == "lo" && strings.Contains(line, "device") {
+			t.Errorf("lo is called a device: %q", line)
+		}
+	}
 	for _, n := range d.NICs {
 		if n.Bus == nicinfo.BusVirtual {
 			t.Errorf("default list has virtual %s", n.Name)
@@ -163,5 +174,26 @@ func TestListHelp(t *testing.T) {
 	out, _, code := runCLI(t, "list", "--help")
 	if code != exitOK || !strings.Contains(out, "nicdiag list --all --json") || !strings.Contains(out, "--all") {
 		t.Errorf("exit %d\n%s", code, out)
+	}
+}
+
+// PCI IDs are also lspci-style strings in JSON, for functions with and
+// without a netdev, and the document still decodes.
+func TestListJSONPCIIDStrings(t *testing.T) {
+	out, _, code := runCLI(t, "--root", snaps+"82576-minipcie-x1", "--json", "list")
+	var d listDoc
+	if err := json.Unmarshal([]byte(out), &d); err != nil || code != exitOK || len(d.NICs) == 0 {
+		t.Fatalf("exit %d, %v", code, err)
+	}
+	f := d.NICs[0].PCI
+	if f == nil || f.PCIID != "8086:10c9" || f.SubsystemID != "8086:a03c" || f.VendorID != 0x8086 || f.DeviceID != 0x10c9 {
+		t.Errorf("enp1s0f0's PCI function: %+v", f)
+	}
+	if !strings.Contains(out, `"pci_id": "8086:10c9"`) || !strings.Contains(out, `"subsystem_id": "8086:a03c"`) {
+		t.Errorf("no lspci-style IDs:\n%s", out)
+	}
+	out, _, _ = runCLI(t, "--root", snaps+"i350-dpdk-vfio", "--json", "list")
+	if !strings.Contains(out, `"pci_id": "8086:1521"`) {
+		t.Errorf("no lspci-style ID on the function without a netdev:\n%s", out)
 	}
 }

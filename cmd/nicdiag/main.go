@@ -14,6 +14,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -67,7 +69,7 @@ func lookup(name string) *command {
 }
 
 func init() {
-	commands = []*command{listCmd, showCmd, checkCmd, explainCmd, monitorCmd, snapshotCmd, serveCmd, reportCmd}
+	commands = []*command{listCmd, showCmd, checkCmd, explainCmd, monitorCmd, snapshotCmd, serveCmd, reportCmd, versionCmd, completionCmd, manCmd}
 }
 
 // env carries what every command needs: output streams and global flags.
@@ -110,7 +112,40 @@ func (e *env) close() {
 
 // fail prints err and returns exitFail.
 func (e *env) fail(err error) int {
-	msg := err.Error()
+	return e.failHint(err, "")
+}
+
+// failLookup is fail for a command given the interfaces or PCI addresses
+// names on the host at root: when one is unknown, it suggests the host's
+// interface closest to it.
+func (e *env) failLookup(ctx context.Context, root string, names []string, err error) int {
+	if !errors.Is(err, nicinfo.ErrNoInterface) {
+		return e.fail(err)
+	}
+	nics, lerr := nicinfo.List(ctx, nicinfo.WithRoot(root))
+	if lerr != nil {
+		return e.fail(err)
+	}
+	known := map[string]bool{}
+	var ifaces []string
+	for _, n := range nics {
+		known[n.Name] = true
+		ifaces = append(ifaces, n.Name)
+	}
+	for _, name := range names {
+		if known[name] || strings.Contains(name, ":") {
+			continue // a known interface, or a PCI address
+		}
+		if hint := didYouMean(name, ifaces); hint != "" && strings.Contains(err.Error(), strconv.Quote(name)) {
+			return e.failHint(err, hint)
+		}
+	}
+	return e.fail(err)
+}
+
+// failHint prints err with hint (" (did you mean ...)") after it.
+func (e *env) failHint(err error, hint string) int {
+	msg := err.Error() + hint
 	if !strings.HasPrefix(msg, "nicdiag") {
 		msg = "nicdiag: " + msg
 	}
@@ -118,6 +153,13 @@ func (e *env) fail(err error) int {
 		msg += " (see 'nicdiag list --all')"
 	}
 	fmt.Fprintln(e.stderr, msg)
+	return exitFail
+}
+
+// usageError prints what is wrong with a command's arguments, in one line,
+// and where its help is, and returns exitFail.
+func (e *env) usageError(cmd, msg string) int {
+	fmt.Fprintf(e.stderr, "nicdiag %s: %s\nsee 'nicdiag help %s'\n", cmd, msg, cmd)
 	return exitFail
 }
 
@@ -150,19 +192,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	e := &env{stdout: stdout, stderr: stderr, tty: isTerminal(stdout)}
 	defer e.close()
 
-	global := flag.NewFlagSet("nicdiag", flag.ContinueOnError)
-	global.SetOutput(stderr)
-	addGlobal(global, e)
-	global.Usage = func() {}
+	global, showVersion := globalFlagSet(e)
 	if err := global.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage(stdout)
 			return exitOK
 		}
-		usage(stderr)
+		fmt.Fprintf(stderr, "nicdiag: %s\nsee 'nicdiag help'\n", flagError(err))
 		return exitFail
 	}
 	rest := global.Args()
+	if *showVersion {
+		fs, runCmd := newFlagSet(versionCmd, e, stderr)
+		return runCmd(ctx, e, fs, rest)
+	}
 	if len(rest) == 0 {
 		usage(stderr)
 		return exitFail
@@ -172,8 +215,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if len(rest) > 1 {
 			c := lookup(rest[1])
 			if c == nil {
-				fmt.Fprintf(stderr, "nicdiag help: unknown command %q\n\n", rest[1])
-				usage(stderr)
+				fmt.Fprintf(stderr, "nicdiag help: unknown command %q%s\nsee 'nicdiag help'\n", rest[1], didYouMean(rest[1], commandWords()))
 				return exitFail
 			}
 			fs, _ := newFlagSet(c, e, stdout)
@@ -186,26 +228,88 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	c := lookup(name)
 	if c == nil {
-		fmt.Fprintf(stderr, "nicdiag: unknown command %q\n\n", name)
-		usage(stderr)
+		fmt.Fprintf(stderr, "nicdiag: unknown command %q%s\nsee 'nicdiag help'\n", name, didYouMean(name, append(commandWords(), "help")))
 		return exitFail
 	}
 	fs, runCmd := newFlagSet(c, e, stderr)
 	printUsage := fs.Usage
 	fs.Usage = func() {}
+	fs.SetOutput(io.Discard) // the parse error is reported below, in one line
 	args, command, err := parseInterspersed(fs, rest[1:])
+	fs.SetOutput(stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(stdout)
 			printUsage()
 			return exitOK
 		}
-		printUsage()
-		return exitFail
+		return e.usageError(c.name, flagError(err))
 	}
 	fs.Usage = printUsage
 	e.command = command
 	return runCmd(ctx, e, fs, args)
+}
+
+// commandWords are the names of the commands in the table.
+func commandWords() []string {
+	out := make([]string, len(commands))
+	for i, c := range commands {
+		out[i] = c.name
+	}
+	return out
+}
+
+// didYouMean returns ` (did you mean "x"?)` for the candidate closest to s
+// by edit distance, when one is close enough to be a typo (at most 2 edits,
+// and fewer than half of s), else "".
+func didYouMean(s string, candidates []string) string {
+	best, bestD := "", 3
+	for _, c := range candidates {
+		if d := editDistance(s, c); d < bestD && 2*d < len([]rune(s)) {
+			best, bestD = c, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+// editDistance is the optimal-string-alignment distance between a and b
+// in runes: insertions, deletions, substitutions and swaps of two
+// neighbours ("lsit" is one edit from "list").
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
+}
+
+// longFlag matches a multi-letter flag as the flag package writes it in
+// errors (-port-speed), to print it as the help does (--port-speed).
+var longFlag = regexp.MustCompile(`(^|[ :])-([a-z][a-z-]+)`)
+
+// flagError rewrites a flag package error as the help text writes flags.
+func flagError(err error) string {
+	return longFlag.ReplaceAllString(err.Error(), "$1--$2")
 }
 
 // parseInterspersed parses flags wherever they stand among the arguments
@@ -229,6 +333,17 @@ func parseInterspersed(fs *flag.FlagSet, args []string) (pos, command []string, 
 	}
 }
 
+// globalFlagSet is the flag set before the command name: the global flags
+// and --version.
+func globalFlagSet(e *env) (*flag.FlagSet, *bool) {
+	fs := flag.NewFlagSet("nicdiag", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	addGlobal(fs, e)
+	v := fs.Bool("version", false, "print the version and exit (as 'nicdiag version')")
+	fs.Usage = func() {}
+	return fs, v
+}
+
 // addGlobal registers the flags every command accepts, before or after the
 // command name.
 func addGlobal(fs *flag.FlagSet, e *env) {
@@ -245,30 +360,61 @@ func newFlagSet(c *command, e *env, out io.Writer) (*flag.FlagSet, runFunc) {
 	run := c.bind(fs)
 	fs.Usage = func() {
 		w := fs.Output()
-		fmt.Fprintf(w, "usage: %s\n\n%s\n\nflags:\n", strings.TrimSpace("nicdiag "+c.name+" [flags] "+c.args), strings.TrimSpace(c.help))
-		fs.VisitAll(func(f *flag.Flag) {
-			name, u := flag.UnquoteUsage(f)
-			if name != "" {
-				name = " " + name
-			}
-			def := ""
-			if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
-				def = fmt.Sprintf(" (default %s)", f.DefValue)
-			}
-			dash := "--"
-			if len(f.Name) == 1 { // -o, as the help text writes it
-				dash = "-"
-			}
-			fmt.Fprintf(w, "  %s%s%s\n        %s%s\n", dash, f.Name, name, u, def)
-		})
+		fmt.Fprintf(w, "usage: %s\n\n%s\n\nflags:\n", c.synopsis(), strings.TrimSpace(c.help))
+		for _, d := range flagDocs(fs) {
+			fmt.Fprintf(w, "  %s%s\n        %s%s\n", d.flag, d.arg, d.usage, d.def)
+		}
 	}
 	return fs, run
 }
 
+// synopsis is the command's usage line: "nicdiag show [flags] IFACE".
+func (c *command) synopsis() string {
+	return strings.TrimSpace("nicdiag " + c.name + " [flags] " + c.args)
+}
+
+// flagDoc is one flag as the help text, the man page and the shell
+// completions describe it.
+type flagDoc struct {
+	name  string // without dashes
+	flag  string // "--root", or "-o" (as the help text writes a one-letter flag)
+	arg   string // " PATH", or "" for a boolean flag
+	usage string
+	def   string // " (default 1518)", or ""
+	bool  bool
+}
+
+// flagDocs describes every flag of fs, sorted by name.
+func flagDocs(fs *flag.FlagSet) []flagDoc {
+	var out []flagDoc
+	fs.VisitAll(func(f *flag.Flag) {
+		name, u := flag.UnquoteUsage(f)
+		d := flagDoc{name: f.Name, flag: "--" + f.Name, usage: u}
+		if name != "" {
+			d.arg = " " + name
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			d.bool = true
+		}
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+			d.def = fmt.Sprintf(" (default %s)", f.DefValue)
+		}
+		if len(f.Name) == 1 {
+			d.flag = "-" + f.Name
+		}
+		out = append(out, d)
+	})
+	return out
+}
+
 func usage(w io.Writer) {
-	fmt.Fprintf(w, "nicdiag: inspect network cards and explain throughput ceilings\n\nusage: nicdiag [--root PATH] [--json] COMMAND [ARGS]\n\ncommands:\n")
+	fmt.Fprintf(w, "nicdiag: inspect network cards and explain throughput ceilings\n\nusage: nicdiag [--root PATH] [--json] [--version] COMMAND [ARGS]\n\ncommands:\n")
+	width := 0
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+		width = max(width, len(c.name))
+	}
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, c.name, c.summary)
 	}
 	fmt.Fprintf(w, "\nRun 'nicdiag help COMMAND' or 'nicdiag COMMAND --help' for details and examples.\n")
 	fmt.Fprintf(w, "Exit codes: 0 no finding at warn or above, 1 warn, 2 error, 3 nicdiag failed.\n")

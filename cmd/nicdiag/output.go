@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 
 	"github.com/nicdiag/nicdiag/monitor"
 )
@@ -12,12 +13,15 @@ import (
 const jsonSchema = monitor.Schema
 
 // writeJSON writes v as indented JSON followed by a newline.
-func (e *env) writeJSON(v any) error {
+func (e *env) writeJSON(v any) error { return e.writeJSONTo(e.stdout, v) }
+
+// writeJSONTo writes v to w as writeJSON does.
+func (e *env) writeJSONTo(w io.Writer, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding JSON: %w", err)
 	}
 	b = append(b, '\n')
-	_, err = e.stdout.Write(b)
+	_, err = w.Write(b)
 	return err
 }

@@ -67,9 +67,7 @@ type reportJSON struct {
 
 func runReport(ctx context.Context, e *env, fs *flag.FlagSet, pos []string, f reportFlags) int {
 	if len(pos) != 1 {
-		fmt.Fprintln(e.stderr, "nicdiag report: need exactly one record (the FILE of monitor --record FILE)")
-		fs.Usage()
-		return exitFail
+		return e.usageError("report", "need exactly one record (the FILE of monitor --record FILE)")
 	}
 	if e.root != "" {
 		return e.fail(errors.New("report: reads a record file; --root does not apply"))

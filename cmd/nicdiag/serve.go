@@ -46,8 +46,7 @@ Examples:
 
 func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string, f serveFlags) int {
 	if len(args) != 0 {
-		fs.Usage()
-		return exitFail
+		return e.usageError("serve", fmt.Sprintf("unexpected argument %q", args[0]))
 	}
 	root, err := e.openRoot(ctx)
 	if err != nil {

@@ -36,9 +36,7 @@ Examples:
 
 func runShow(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
 	if len(args) != 1 {
-		fmt.Fprintln(e.stderr, "nicdiag show: need exactly one interface name")
-		fs.Usage()
-		return exitFail
+		return e.usageError("show", "need exactly one interface name")
 	}
 	root, err := e.openRoot(ctx)
 	if err != nil {
@@ -46,7 +44,7 @@ func runShow(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
 	}
 	r, err := nicdiag.Check(ctx, nicdiag.WithRoot(root), nicdiag.WithInterfaces(args[0]))
 	if err != nil {
-		return e.fail(err)
+		return e.failLookup(ctx, root, args, err)
 	}
 	sel := r.Host.Selected[0]
 	if !sel.Netdev() {

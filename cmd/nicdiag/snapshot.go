@@ -20,14 +20,18 @@ var snapshotCmd = &command{
 	help: `Capture what every nicdiag command reads (the netdevs and PCI functions in
 sysfs with their symlinks, config space as far as it is readable, /proc's
 interrupt and CPU files, and each interface's ethtool answers) into a .tar.gz,
-or into a directory when FILE does not end in .tar.gz or .tgz. Run it as root
-for full PCI config space. Read it back anywhere with --root.
+to standard output as a .tar.gz with -o -, or into a directory when FILE does
+not end in .tar.gz or .tgz. Other archive names (.tar, .tar.xz, .zip, ...) are
+refused: --root reads .tar.gz and directories only. With -o - the summary goes
+to standard error. Run it as root for full PCI config space. Read it back
+anywhere with --root.
 
 Examples:
   sudo nicdiag snapshot -o host.tar.gz
+  sudo nicdiag snapshot -o - | ssh lab 'cat > host.tar.gz'
   nicdiag --root host.tar.gz list`,
 	bind: func(fs *flag.FlagSet) runFunc {
-		out := fs.String("o", "", "output `FILE` (.tar.gz) or directory")
+		out := fs.String("o", "", "output `FILE` (.tar.gz), directory, or - for a .tar.gz on standard output")
 		return func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
 			return runSnapshot(ctx, e, fs, args, *out)
 		}
@@ -37,9 +41,7 @@ Examples:
 // runSnapshot writes a snapshot to out (-o).
 func runSnapshot(ctx context.Context, e *env, fs *flag.FlagSet, args []string, out string) int {
 	if out == "" || len(args) > 0 {
-		fmt.Fprintln(e.stderr, "nicdiag snapshot: need -o FILE.tar.gz and no other arguments")
-		fs.Usage()
-		return exitFail
+		return e.usageError("snapshot", "need -o FILE.tar.gz and no other arguments")
 	}
 	var opts []snapshot.CaptureOption
 	if e.root != "" {
@@ -49,11 +51,22 @@ func runSnapshot(ctx context.Context, e *env, fs *flag.FlagSet, args []string, o
 		}
 		opts = append(opts, snapshot.FromRoot(root))
 	}
+	if ext := otherArchive(out); ext != "" {
+		return e.usageError("snapshot", fmt.Sprintf("-o %s: nicdiag writes .tar.gz archives only (--root reads .tar.gz and directories); name it %s.tar.gz, or stream one with -o -", out, strings.TrimSuffix(out, ext)))
+	}
 	var m *snapshot.Manifest
 	var err error
-	if strings.HasSuffix(out, ".tar.gz") || strings.HasSuffix(out, ".tgz") {
+	report := e.stdout
+	switch {
+	case out == "-":
+		if e.tty {
+			return e.usageError("snapshot", "-o -: standard output is a terminal; redirect it to a file or a pipe")
+		}
+		m, err = snapshot.CaptureArchive(ctx, e.stdout, opts...)
+		report = e.stderr
+	case strings.HasSuffix(out, ".tar.gz") || strings.HasSuffix(out, ".tgz"):
 		m, err = writeArchive(ctx, out, opts)
-	} else {
+	default:
 		if ents, rerr := os.ReadDir(out); rerr == nil && len(ents) > 0 {
 			return e.fail(errors.New("snapshot: " + out + " is not empty"))
 		}
@@ -62,8 +75,11 @@ func runSnapshot(ctx context.Context, e *env, fs *flag.FlagSet, args []string, o
 	if err != nil {
 		return e.fail(err)
 	}
+	if out == "-" {
+		out = "standard output"
+	}
 	if e.json {
-		if err := e.writeJSON(struct {
+		if err := e.writeJSONTo(report, struct {
 			Schema   string             `json:"schema"`
 			File     string             `json:"file"`
 			Manifest *snapshot.Manifest `json:"manifest"`
@@ -72,15 +88,27 @@ func runSnapshot(ctx context.Context, e *env, fs *flag.FlagSet, args []string, o
 		}
 		return exitOK
 	}
-	fmt.Fprintf(e.stdout, "wrote %s: %d interfaces (%s)", out, len(m.Interfaces), strings.Join(m.Interfaces, " "))
+	fmt.Fprintf(report, "wrote %s: %d interfaces (%s)", out, len(m.Interfaces), strings.Join(m.Interfaces, " "))
 	if len(m.Skipped) > 0 {
-		fmt.Fprintf(e.stdout, "; %d files unreadable, listed in nicdiag-snapshot.json", len(m.Skipped))
+		fmt.Fprintf(report, "; %d files unreadable, listed in nicdiag-snapshot.json", len(m.Skipped))
 	}
 	if !m.Root {
-		fmt.Fprint(e.stdout, "; not root: PCI config space holds 64 bytes per function")
+		fmt.Fprint(report, "; not root: PCI config space holds 64 bytes per function")
 	}
-	fmt.Fprintln(e.stdout)
+	fmt.Fprintln(report)
 	return exitOK
+}
+
+// otherArchive returns the archive extension of name when it is one that
+// nicdiag does not write (.tar, .tar.xz, .zip, ...), else "".
+func otherArchive(name string) string {
+	low := strings.ToLower(name)
+	for _, ext := range []string{".tar.xz", ".tar.bz2", ".tar.zst", ".tar.lz4", ".tar", ".txz", ".tbz2", ".tbz", ".tzst", ".zip", ".gz", ".xz", ".zst", ".bz2"} {
+		if strings.HasSuffix(low, ext) && !strings.HasSuffix(low, ".tar.gz") {
+			return name[len(name)-len(ext):]
+		}
+	}
+	return ""
 }
 
 // writeArchive writes to a temporary file next to out and renames it, so a

@@ -118,3 +118,32 @@ func TestUnprivileged(t *testing.T) {
 		t.Errorf("snapshot taken as nobody does not say its config space is short:\n%s", out)
 	}
 }
+
+// -o - writes the .tar.gz to standard output, which --root reads back, and
+// the summary to standard error; other archive names are refused in one
+// line rather than taken for a directory.
+func TestSnapshotStdoutAndOtherArchives(t *testing.T) {
+	out, stderr, code := runCLI(t, "--root", snaps+"82576-minipcie-x1", "snapshot", "-o", "-")
+	if code != exitOK || !strings.HasPrefix(stderr, "wrote standard output: 2 interfaces") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	p := filepath.Join(t.TempDir(), "s.tar.gz")
+	if err := os.WriteFile(p, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	list, stderr, code := runCLI(t, "--root", p, "list")
+	if code != exitOK || !strings.Contains(list, "enp1s0f1") {
+		t.Errorf("reading the streamed archive back: exit %d, %q\n%s", code, stderr, list)
+	}
+	dir := t.TempDir()
+	for _, name := range []string{"x.tar", "x.tar.xz", "x.zip", "x.gz"} {
+		o := filepath.Join(dir, name)
+		_, stderr, code := runCLI(t, "--root", snaps+"82576-minipcie-x1", "snapshot", "-o", o)
+		if code != exitFail || !strings.Contains(stderr, ".tar.gz archives only") || strings.Count(stderr, "\n") != 2 {
+			t.Errorf("%s: exit %d, %q", name, code, stderr)
+		}
+		if _, err := os.Stat(o); err == nil {
+			t.Errorf("%s: written anyway", name)
+		}
+	}
+}

@@ -1,0 +1,136 @@
+package nicdiag
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/nicdiag/nicdiag/finding"
+	"github.com/nicdiag/nicdiag/internal/fsroot"
+	"github.com/nicdiag/nicdiag/pcie"
+)
+
+// incompleteCheck: what could not be judged (nicdiag.incomplete), so that a
+// check family that did not run never reads as a clean result. One finding
+// per subject: each entry of Host.Unread about a NIC (its PCIe path could
+// not be walked, its budget could not be solved), the host-wide entries
+// (/proc/interrupts, the PCI functions without a netdev) under HostSubject,
+// and, for a judged NIC whose PCIe path has config space cut to the 64-byte
+// header for lack of root, which verdicts that weakens. Check keeps one
+// finding per (code, subject), so several causes about one subject are
+// joined into one finding at the worst of their severities. An entry whose
+// cause is only missing privilege (os.ErrPermission, but not fsroot's
+// refusals of a non-regular file or an escaping symlink) is info; any
+// other is warn.
+var incompleteCheck = Checker{
+	Name:  "incomplete",
+	Codes: []finding.Code{finding.NicdiagIncomplete},
+	Run: func(h *Host) []finding.Finding {
+		by := map[string]*incomplete{}
+		var order []string
+		add := func(subject string, sev finding.Severity, key, sentence string) {
+			c := by[subject]
+			if c == nil {
+				c = &incomplete{evidence: map[string]string{}}
+				by[subject] = c
+				order = append(order, subject)
+			}
+			if sev > c.sev {
+				c.sev = sev
+			}
+			c.sentences = append(c.sentences, sentence)
+			c.evidence[key] = sentence
+		}
+		for _, u := range h.Unread {
+			subject := u.Subject
+			if subject == "" {
+				subject = HostSubject
+			}
+			sev := finding.Warn
+			if onlyPrivilege(u.Err) {
+				sev = finding.Info
+			}
+			add(subject, sev, string(u.Part), unreadSentence(u))
+		}
+		for _, n := range h.Selected {
+			if !n.Judged() || n.Path == nil {
+				continue
+			}
+			if ends := needsRoot(n.Path); len(ends) > 0 {
+				add(n.ID(), finding.Info, "config space", fmt.Sprintf(
+					"the config space of %s past the 64-byte header needs root, so MPS/MRRS are assumed 128 bytes (pcie.bottleneck's ceiling may be low) and ASPM and the target link speed are unknown (a link idling at a lower speed under ASPM reads as pcie.link_downgraded instead of pcie.idle_downtrained)",
+					strings.Join(ends, ", ")))
+			}
+		}
+		out := make([]finding.Finding, 0, len(order))
+		for _, s := range order {
+			c := by[s]
+			fix := "Run nicdiag, or take the snapshot (`nicdiag snapshot`), as root or with CAP_SYS_ADMIN to read what it could not."
+			if c.sev > finding.Info {
+				fix = "Check that the files named are present and readable (a snapshot may lack them), then run the check again; the checks named above did not run."
+			}
+			out = append(out, finding.Finding{
+				Code:     finding.NicdiagIncomplete,
+				Severity: c.sev,
+				Subject:  s,
+				Summary:  s + ": not fully checked: " + strings.Join(c.sentences, "; ") + ".",
+				Fix:      fix,
+				Evidence: c.evidence,
+			})
+		}
+		return out
+	},
+}
+
+type incomplete struct {
+	sev       finding.Severity
+	sentences []string
+	evidence  map[string]string
+}
+
+// onlyPrivilege reports whether err is only a lack of privilege: it
+// matches os.ErrPermission and is not one of fsroot's refusals (a FIFO or
+// a symlink out of a snapshot), which also match it but that root does not
+// lift.
+func onlyPrivilege(err error) bool {
+	return errors.Is(err, os.ErrPermission) && !errors.Is(err, fsroot.ErrNotRegular) && !errors.Is(err, fsroot.ErrEscape)
+}
+
+// unreadSentence says what was not checked because of u, and why.
+func unreadSentence(u Unread) string {
+	switch u.Part {
+	case PartInterrupts:
+		return fmt.Sprintf("/proc/interrupts could not be read, so queue IRQ placement was not checked (irq.affinity_concentrated, irq.numa_remote) and nic.single_queue did not know the CPU count: %v", u.Err)
+	case PartPath:
+		return fmt.Sprintf("the PCIe path could not be walked, so no PCIe verdict was made (pcie.bottleneck, pcie.link_downgraded, pcie.slot_limited, pcie.idle_downtrained): %v", u.Err)
+	case PartBudget:
+		return fmt.Sprintf("the throughput budget could not be solved, so pcie.bottleneck was not judged: %v", u.Err)
+	case PartNoNetdev:
+		return fmt.Sprintf("the PCI network functions without a netdev (vfio-pci, unbound) could not be listed, so they were neither listed nor checked: %v", u.Err)
+	}
+	return fmt.Sprintf("%s could not be read: %v", u.Part, u.Err)
+}
+
+// needsRoot returns the addresses of the path's ends whose config space was
+// cut to the header for lack of root, sorted.
+func needsRoot(p *pcie.Path) []string {
+	seen := map[string]bool{}
+	check := func(e pcie.End) {
+		if e.Address != "" && strings.Contains(e.ConfigNote, "needs root") {
+			seen[string(e.Address)] = true
+		}
+	}
+	check(p.Device)
+	for _, hop := range p.Hops {
+		check(hop.Upstream)
+		check(hop.Downstream)
+	}
+	out := make([]string, 0, len(seen))
+	for a := range seen {
+		out = append(out, a)
+	}
+	sort.Strings(out)
+	return out
+}
