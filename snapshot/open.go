@@ -72,7 +72,22 @@ func Open(ctx context.Context, p string) (*Snapshot, error) {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("snapshot %s: %w", p, err)
 	}
-	return &Snapshot{Dir: dir, cleanup: dir}, nil
+	return &Snapshot{Dir: topLevel(dir), cleanup: dir}, nil
+}
+
+// topLevel returns the one directory an archive holds when it was packed
+// from above the snapshot (tar czf x.tar.gz host/), else dir itself.
+func topLevel(dir string) string {
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 1 || !entries[0].IsDir() {
+		return dir
+	}
+	switch name := entries[0].Name(); name {
+	case "sys", "proc", "ethtool":
+		return dir // a snapshot holding only one of its trees
+	default:
+		return filepath.Join(dir, name)
+	}
 }
 
 // Unpack extracts a gzip-compressed tar stream into dir, refusing entries

@@ -130,3 +130,33 @@ func FuzzUnpack(f *testing.F) {
 		}
 	})
 }
+
+// An archive packed from above the snapshot (tar czf host.tar.gz host/)
+// opens at its one top-level directory; one packed from inside opens as is.
+func TestOpenTopLevelDirectory(t *testing.T) {
+	for name, tc := range map[string]struct {
+		ents []entry
+		want string // the file that must be under Snapshot.Dir
+	}{
+		"packed from above":   {[]entry{{name: "host/", typ: tar.TypeDir}, {name: "host/sys/class/net/x", typ: tar.TypeReg, body: "1"}}, "sys/class/net/x"},
+		"packed from inside":  {[]entry{{name: "sys/class/net/x", typ: tar.TypeReg, body: "1"}}, "sys/class/net/x"},
+		"two top-level trees": {[]entry{{name: "sys/a", typ: tar.TypeReg}, {name: "proc/b", typ: tar.TypeReg}}, "proc/b"},
+	} {
+		p := filepath.Join(t.TempDir(), "s.tar.gz")
+		if err := os.WriteFile(p, archive(t, tc.ents...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, err := Open(context.Background(), p)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if _, err := os.Stat(filepath.Join(s.Dir, tc.want)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		dir := s.cleanup
+		s.Close()
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Errorf("%s: %s left behind", name, dir)
+		}
+	}
+}

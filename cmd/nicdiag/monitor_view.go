@@ -138,8 +138,10 @@ func (v *monitorView) summary(r *monitor.Result) {
 		plural = ""
 	}
 	fmt.Fprintf(&b, "nicdiag monitor: %d sample%s over %.1fs", s.Samples, plural, s.Seconds)
-	if r.Command != nil {
-		fmt.Fprintf(&b, "; %s exited with status %d", strings.Join(r.Command.Argv, " "), r.Command.ExitCode)
+	if c := r.Command; c != nil && c.Signal != 0 {
+		fmt.Fprintf(&b, "; %s was killed by signal %d (%s)", strings.Join(c.Argv, " "), int(c.Signal), c.Signal)
+	} else if c != nil {
+		fmt.Fprintf(&b, "; %s exited with status %d", strings.Join(c.Argv, " "), c.ExitCode)
 	}
 	if r.Interrupted {
 		b.WriteString(" (interrupted)")

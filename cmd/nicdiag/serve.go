@@ -2,15 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"net"
-	"net/http"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/nicdiag/nicdiag/exporter"
 )
@@ -56,39 +51,16 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string, f se
 	if err != nil {
 		return e.fail(err)
 	}
-	srv := newMetricsServer(exporter.New(exporter.WithRoot(root), exporter.WithTTL(f.ttl)))
+	c := exporter.New(exporter.WithRoot(root), exporter.WithTTL(f.ttl))
 	if e.json {
 		e.writeJSON(map[string]string{"schema": jsonSchema, "listening": "http://" + ln.Addr().String() + "/metrics"})
 	} else {
 		fmt.Fprintf(e.stdout, "serving metrics on http://%s/metrics\n", ln.Addr())
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return e.fail(err)
-	case <-ctx.Done():
-	}
-	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shut); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	// Read, write and idle timeouts and a cap on concurrent scrapes: a slow
+	// or idle client holds no scrape slot or connection for long.
+	if err := exporter.Serve(ctx, ln, c); err != nil {
 		return e.fail(err)
 	}
 	return exitOK
-}
-
-// newMetricsServer serves the collector on /metrics with its own registry.
-func newMetricsServer(c prometheus.Collector) *http.Server {
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(c)
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/" {
-			http.NotFound(w, r)
-			return
-		}
-		fmt.Fprintln(w, "nicdiag exporter: metrics on /metrics")
-	})
-	return &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 }
