@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/nicdiag/nicdiag/internal/text"
 )
 
 // maxCPU bounds CPU ids read from lists and masks (the kernel's NR_CPUS
@@ -117,4 +119,4 @@ func FormatCPUList(cpus []int) string {
 	return b.String()
 }
 
-func clipS(s string) string { return clip([]byte(s)) }
+func clipS(s string) string { return text.Clip(s) }

@@ -8,6 +8,8 @@ import (
 	"encoding/binary"
 	"strconv"
 	"strings"
+
+	"github.com/nicdiag/nicdiag/internal/text"
 )
 
 // splitTail splits the text after a numbered row's counts into chip, hwirq,
@@ -237,9 +239,4 @@ func parseCPUHeader(h []byte, ids []int) ([]int, error) {
 	return ids, nil
 }
 
-func clip(b []byte) string {
-	if len(b) > 40 {
-		return string(b[:40]) + "…"
-	}
-	return string(b)
-}
+func clip(b []byte) string { return text.Clip(string(b)) }

@@ -3,6 +3,8 @@ package pcie
 import (
 	"fmt"
 	"strings"
+
+	"github.com/nicdiag/nicdiag/internal/text"
 )
 
 // Address is a PCI function address in the kernel's canonical form,
@@ -22,7 +24,7 @@ func ParseAddress(s string) (Address, error) {
 	if isAddress("0000:" + a) {
 		return Address("0000:" + a), nil
 	}
-	return "", fmt.Errorf("%w: %q", ErrBadAddress, clip(s))
+	return "", fmt.Errorf("%w: %q", ErrBadAddress, text.Clip(s))
 }
 
 // String returns the address as the kernel writes it.

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/nicdiag/nicdiag/internal/fsroot"
+	"github.com/nicdiag/nicdiag/internal/text"
 )
 
 // LinkAttrs are a PCI function's link attributes as sysfs gives them
@@ -39,11 +40,11 @@ func ParseSpeed(s string) (float64, error) {
 	}
 	num, ok = strings.CutSuffix(num, " GT/s")
 	if !ok || !plainDecimal(num) {
-		return 0, fmt.Errorf("%w: %q", ErrBadSpeed, clip(s))
+		return 0, fmt.Errorf("%w: %q", ErrBadSpeed, text.Clip(s))
 	}
 	v, err := strconv.ParseFloat(num, 64)
 	if err != nil || v <= 0 || v > 1024 {
-		return 0, fmt.Errorf("%w: %q", ErrBadSpeed, clip(s))
+		return 0, fmt.Errorf("%w: %q", ErrBadSpeed, text.Clip(s))
 	}
 	return v, nil
 }
@@ -78,17 +79,17 @@ func plainDecimal(s string) bool {
 func ParseWidth(s string) (int, error) {
 	t := strings.TrimPrefix(strings.TrimSpace(s), "x")
 	if t == "" || len(t) > 2 {
-		return 0, fmt.Errorf("%w: %q", ErrBadWidth, clip(s))
+		return 0, fmt.Errorf("%w: %q", ErrBadWidth, text.Clip(s))
 	}
 	v := 0
 	for _, c := range t {
 		if c < '0' || c > '9' {
-			return 0, fmt.Errorf("%w: %q", ErrBadWidth, clip(s))
+			return 0, fmt.Errorf("%w: %q", ErrBadWidth, text.Clip(s))
 		}
 		v = v*10 + int(c-'0')
 	}
 	if v > 63 {
-		return 0, fmt.Errorf("%w: %q", ErrBadWidth, clip(s))
+		return 0, fmt.Errorf("%w: %q", ErrBadWidth, text.Clip(s))
 	}
 	return v, nil
 }
@@ -103,7 +104,7 @@ func ReadLinkAttrs(ctx context.Context, addr Address, opts ...Option) (LinkAttrs
 		return LinkAttrs{}, err
 	}
 	if !isAddress(bdf) {
-		return LinkAttrs{}, fmt.Errorf("%w: %q", ErrBadAddress, clip(bdf))
+		return LinkAttrs{}, fmt.Errorf("%w: %q", ErrBadAddress, text.Clip(bdf))
 	}
 	o := buildOptions(opts)
 	dir := "/sys/bus/pci/devices/" + bdf
@@ -126,7 +127,7 @@ func readLinkAttrs(r fsroot.Root, dir string) LinkAttrs {
 		if errors.Is(err, ErrUnknownSpeed) {
 			la.Missing = append(la.Missing, name+": Unknown")
 		} else if err != nil {
-			la.Missing = append(la.Missing, fmt.Sprintf("%s: malformed %q", name, clip(s)))
+			la.Missing = append(la.Missing, fmt.Sprintf("%s: malformed %q", name, text.Clip(s)))
 		}
 		return v
 	}
@@ -138,7 +139,7 @@ func readLinkAttrs(r fsroot.Root, dir string) LinkAttrs {
 		}
 		v, err := ParseWidth(s)
 		if err != nil {
-			la.Missing = append(la.Missing, fmt.Sprintf("%s: malformed %q", name, clip(s)))
+			la.Missing = append(la.Missing, fmt.Sprintf("%s: malformed %q", name, text.Clip(s)))
 		}
 		return v
 	}
@@ -159,12 +160,4 @@ func readReason(err error) string {
 	default:
 		return err.Error()
 	}
-}
-
-// clip shortens hostile input before it goes into an error message.
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "…"
-	}
-	return s
 }

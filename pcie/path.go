@@ -9,6 +9,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/nicdiag/nicdiag/internal/text"
 )
 
 // maxFunctions bounds the functions listed below one port; maxDepth the
@@ -49,7 +51,7 @@ func NewWalker(opts ...Option) *Walker { return &Walker{newWalker(opts)} }
 func (w *Walker) PathTo(ctx context.Context, addr Address) (*Path, error) {
 	bdf := string(addr)
 	if !isAddress(bdf) {
-		return nil, fmt.Errorf("%w: %q", ErrBadAddress, clip(bdf))
+		return nil, fmt.Errorf("%w: %q", ErrBadAddress, text.Clip(bdf))
 	}
 	return w.w.path(ctx, bdf)
 }
@@ -173,7 +175,7 @@ func splitChain(real string) (string, []string, error) {
 			// other device-tree SoCs (platform/axi/1000120000.pcie), ACPI
 			// and VMBus nodes on Hyper-V guests.
 		default:
-			return "", nil, fmt.Errorf("pcie: unexpected element %q in %s", clip(e), real)
+			return "", nil, fmt.Errorf("pcie: unexpected element %q in %s", text.Clip(e), real)
 		}
 	}
 	if rootBus == "" || len(chain) == 0 {
