@@ -1,3 +1,5 @@
+// Tests of the CLI at its edges: unknown commands and names, bad flags,
+// roots that are not snapshots, files it cannot write.
 package main
 
 import (
