@@ -158,35 +158,7 @@ func renderBudget(w io.Writer, b *budget.Budget) {
 	fmt.Fprintf(w, "   (%s × %s Mb/s × %d/(%d+20) for preamble and inter-frame gap; port speed: %s)\n\n",
 		ports, num(wl.PortMbps), wl.FrameBytes, wl.FrameBytes, b.PortSpeedSource)
 
-	fmt.Fprintf(w, "2. PCIe, hop by hop (device first), for this traffic:\n")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "   hop\tlink\ttrained\tcapable\traw Gb/s\tports\tcarries Mb/s\tbinds\n")
-	for _, h := range b.Model.Hops {
-		var ph *pcie.Hop
-		for i := range b.Hops {
-			if string(b.Hops[i].Upstream.Address) == h.Addr {
-				ph = &b.Hops[i]
-			}
-		}
-		link, capable := h.Addr, "?"
-		if ph != nil {
-			link = string(ph.Upstream.Address) + " → " + string(ph.Downstream.Address)
-			capable = speedWidth(ph.CapableSpeed, ph.CapableWidth) + limitedBy(ph)
-		}
-		fmt.Fprintf(tw, "   %d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", h.Index, link, speedWidth(h.GTs, h.Width), capable,
-			strconv.FormatFloat(h.RawGbps, 'f', 2, 64), h.Busy, rangeWords(h.PCIeMbps), dirWords(h.Dir))
-	}
-	tw.Flush()
-	for _, h := range b.Hops {
-		if h.Verdict == pcie.VerdictArchitectural && h.Tunnel == nil {
-			fmt.Fprintf(w, "   not modelled: %s → %s: %s\n", h.Upstream.Address, h.Downstream.Address, h.Reason)
-		}
-		if h.Tunnel != nil {
-			fmt.Fprintf(w, "   %s → %s is a %s tunnel: %g Gb/s of PCIe data per direction, not the %s its bridges report (%s)\n",
-				h.Upstream.Address, h.Downstream.Address, h.Tunnel.Class, h.Tunnel.Gbps, speedWidth(h.Speed, h.Width), h.Tunnel.Basis)
-		}
-	}
-	fmt.Fprintf(w, "   (MPS %d, MRRS %d, RCB %d; range: pessimistic–optimistic completion chunking, addressing and DLLP spacing)\n\n", b.Model.MPS, b.Model.MRRS, b.Model.RCB)
+	renderHops(w, b)
 
 	fmt.Fprintf(w, "3. Ceiling: %s Mb/s per direction", rangeWords(b.CeilingMbps))
 	switch b.Bound {
@@ -221,6 +193,40 @@ func renderBudget(w io.Writer, b *budget.Budget) {
 		fmt.Fprintf(w, "  - %s\n", a)
 	}
 	fmt.Fprintf(w, "  - DMA profile basis: %s\n", b.ProfileBasis)
+}
+
+// renderHops writes step 2 of the calculation: what each PCIe hop carries,
+// and the hops the model leaves out or takes at a tunnel's figure.
+func renderHops(w io.Writer, b *budget.Budget) {
+	fmt.Fprintf(w, "2. PCIe, hop by hop (device first), for this traffic:\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "   hop\tlink\ttrained\tcapable\traw Gb/s\tports\tcarries Mb/s\tbinds\n")
+	for _, h := range b.Model.Hops {
+		var ph *pcie.Hop
+		for i := range b.Hops {
+			if string(b.Hops[i].Upstream.Address) == h.Addr {
+				ph = &b.Hops[i]
+			}
+		}
+		link, capable := h.Addr, "?"
+		if ph != nil {
+			link = string(ph.Upstream.Address) + " → " + string(ph.Downstream.Address)
+			capable = speedWidth(ph.CapableSpeed, ph.CapableWidth) + limitedBy(ph)
+		}
+		fmt.Fprintf(tw, "   %d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", h.Index, link, speedWidth(h.GTs, h.Width), capable,
+			strconv.FormatFloat(h.RawGbps, 'f', 2, 64), h.Busy, rangeWords(h.PCIeMbps), dirWords(h.Dir))
+	}
+	tw.Flush()
+	for _, h := range b.Hops {
+		if h.Verdict == pcie.VerdictArchitectural && h.Tunnel == nil {
+			fmt.Fprintf(w, "   not modelled: %s → %s: %s\n", h.Upstream.Address, h.Downstream.Address, h.Reason)
+		}
+		if h.Tunnel != nil {
+			fmt.Fprintf(w, "   %s → %s is a %s tunnel: %g Gb/s of PCIe data per direction, not the %s its bridges report (%s)\n",
+				h.Upstream.Address, h.Downstream.Address, h.Tunnel.Class, h.Tunnel.Gbps, speedWidth(h.Speed, h.Width), h.Tunnel.Basis)
+		}
+	}
+	fmt.Fprintf(w, "   (MPS %d, MRRS %d, RCB %d; range: pessimistic–optimistic completion chunking, addressing and DLLP spacing)\n\n", b.Model.MPS, b.Model.MRRS, b.Model.RCB)
 }
 
 // renderNoPCIe writes the budget of a NIC without a PCIe stage.
