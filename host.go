@@ -155,6 +155,9 @@ func Inspect(ctx context.Context, opts ...Option) (*Host, error) {
 			}
 		}
 	}
+	if o.inventoryOnly {
+		return h, nil
+	}
 	if err := h.readPaths(ctx, o); err != nil {
 		return nil, err
 	}

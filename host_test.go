@@ -87,3 +87,20 @@ func TestHostCheckDedupesAndFilters(t *testing.T) {
 		}
 	}
 }
+
+// WithInventoryOnly reads the inventory and identities, nothing of the
+// paths or queues (what `nicdiag list` shows).
+func TestInspectInventoryOnly(t *testing.T) {
+	h, err := Inspect(context.Background(), WithRoot(snaps+"ccr2004-host"), WithInventoryOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.NICs) == 0 || len(h.Identity) == 0 || h.Interrupts != nil {
+		t.Fatalf("%d NICs, %d identities, interrupts %v", len(h.NICs), len(h.Identity), h.Interrupts != nil)
+	}
+	for _, n := range h.NICs {
+		if n.Path != nil || n.Budget != nil || n.Queues != nil {
+			t.Errorf("%s: path, budget or queues read", n.ID())
+		}
+	}
+}

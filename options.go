@@ -14,6 +14,8 @@ type options struct {
 	ifaces  []string
 	ethtool nicinfo.EthtoolSource
 	ethSet  bool
+	// inventoryOnly skips paths, budgets and queues (WithInventoryOnly).
+	inventoryOnly bool
 }
 
 // WithRoot reads a snapshot directory instead of the live host ("" or "/").
@@ -28,6 +30,11 @@ func WithPCIIDs(path string) Option { return func(o *options) { o.pciIDs = path 
 func WithInterfaces(names ...string) Option {
 	return func(o *options) { o.ifaces = append(o.ifaces, names...) }
 }
+
+// WithInventoryOnly has Inspect read the inventory and identities only:
+// no PCIe paths, budgets, /proc/interrupts or queue maps, for a caller such
+// as `nicdiag list` that shows nothing else.
+func WithInventoryOnly() Option { return func(o *options) { o.inventoryOnly = true } }
 
 // WithEthtool sets where ethtool answers come from (see nicinfo.WithEthtool).
 func WithEthtool(src nicinfo.EthtoolSource) Option {

@@ -51,7 +51,7 @@ func runList(ctx context.Context, e *env, fs *flag.FlagSet, args []string, all b
 	if err != nil {
 		return e.fail(err)
 	}
-	h, err := nicdiag.Inspect(ctx, nicdiag.WithRoot(root))
+	h, err := nicdiag.Inspect(ctx, nicdiag.WithRoot(root), nicdiag.WithInventoryOnly())
 	if err != nil {
 		return e.fail(err)
 	}
