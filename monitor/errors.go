@@ -9,9 +9,8 @@ var (
 	// ErrDone is returned by Run.Next once the run has ended and every
 	// sample has been handed out.
 	ErrDone = errors.New("monitor: the run has ended")
-	// ErrInterval is returned by Start for an interval that is not
-	// positive.
-	ErrInterval = errors.New("monitor: the interval must be positive")
+	// ErrInterval is returned by Start for an interval below MinInterval.
+	ErrInterval = errors.New("monitor: the interval must be at least 10ms")
 	// ErrCommandStart is wrapped by Start's error when the command of
 	// WithCommand could not be started; the error also wraps the cause
 	// (exec.ErrNotFound, fs.ErrNotExist, ...).

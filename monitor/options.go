@@ -33,8 +33,13 @@ func newOptions(opts []Option) options {
 	return o
 }
 
+// MinInterval is the shortest time between samples Start accepts: one
+// sample reads every CPU's and NIC's counters, and a shorter interval turns
+// the monitor into the load it measures.
+const MinInterval = 10 * time.Millisecond
+
 // WithInterval sets the time between samples (default 1s). Start refuses
-// one that is not positive (ErrInterval).
+// one below MinInterval (ErrInterval).
 func WithInterval(d time.Duration) Option {
 	return func(o *options) { o.interval = d }
 }

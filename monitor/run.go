@@ -75,7 +75,7 @@ func (r *Result) Record() *Record {
 // created, or the command cannot be started (ErrCommandStart).
 func Start(ctx context.Context, nics []nicinfo.NIC, opts ...Option) (*Run, error) {
 	o := newOptions(opts)
-	if o.interval <= 0 {
+	if o.interval < MinInterval {
 		return nil, ErrInterval
 	}
 	s, err := irq.NewSampler(ctx, nics, append(slices.Clone(o.irq), irq.WithInterval(o.interval))...)

@@ -272,7 +272,7 @@ func TestRunRecordError(t *testing.T) {
 }
 
 func TestRunBadInterval(t *testing.T) {
-	for _, d := range []time.Duration{0, -time.Second} {
+	for _, d := range []time.Duration{0, -time.Second, time.Nanosecond, MinInterval - 1} {
 		if _, err := Start(context.Background(), nil, WithRoot(snap), WithInterval(d)); !errors.Is(err, ErrInterval) {
 			t.Errorf("interval %v: %v", d, err)
 		}

@@ -59,7 +59,7 @@ examples:
   nicdiag monitor --record run.jsonl -- iperf3 -c 192.0.2.1 -t 10`,
 	bind: func(fs *flag.FlagSet) runFunc {
 		f := &monitorFlags{}
-		fs.DurationVar(&f.interval, "interval", time.Second, "time between samples")
+		fs.DurationVar(&f.interval, "interval", time.Second, "time between samples (at least 10ms)")
 		fs.DurationVar(&f.duration, "duration", 0, "stop after this long (0: until Ctrl-C or the command ends)")
 		fs.StringVar(&f.record, "record", "", "also write every sample as JSON lines to `FILE`")
 		fs.StringVar(&f.report, "report", "", "at the end, write a report of the run to `FILE` (.html, or .svg for the charts alone)")
