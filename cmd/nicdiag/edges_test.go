@@ -3,6 +3,10 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -131,5 +135,21 @@ func TestExplainForwardFormula(t *testing.T) {
 	}
 	if !strings.Contains(out, "line rate of the ports in use: 987 Mb/s") || !strings.Contains(out, "(2/2 × 1000 Mb/s × 1518/(1518+20)") {
 		t.Errorf("forward line rate and its formula disagree:\n%s", out)
+	}
+}
+
+// --report and --record in a directory that cannot hold them fail before
+// the command starts.
+func TestMonitorOutputsCheckedFirst(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "ran")
+	for _, flag := range []string{"--report", "--record"} {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), []string{"monitor", flag, "/nonexistent/dir/x.html", "--", "touch", marker}, &out, &errb)
+		if code != exitFail || !strings.Contains(errb.String(), "/nonexistent") {
+			t.Errorf("%s: exit %d, stderr %q", flag, code, errb.String())
+		}
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatalf("%s: the command ran", flag)
+		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/nicdiag/nicdiag/monitor"
 	"github.com/nicdiag/nicdiag/nicinfo"
 	"github.com/nicdiag/nicdiag/report"
+	"golang.org/x/sys/unix"
 )
 
 // monitorFlags are the monitor command's own flags.
@@ -79,9 +80,12 @@ func runMonitor(ctx context.Context, e *env, args []string, f monitorFlags) int 
 	if e.root != "" {
 		return e.fail(errors.New("monitor samples the live host; --root is for static commands"))
 	}
-	if f.report != "" {
+	if f.report != "" { // checked before the run, not after it
 		if _, err := report.FormatFor(f.report); err != nil {
-			return e.fail(err) // before the run, not after it
+			return e.fail(err)
+		}
+		if err := writableDir(filepath.Dir(f.report)); err != nil {
+			return e.fail(fmt.Errorf("monitor: --report %s: %w", f.report, err))
 		}
 	}
 	nics, static, err := monitorTargets(ctx, args)
@@ -174,4 +178,16 @@ func queueCheckers() []nicdiag.Checker {
 		}
 	}
 	return out
+}
+
+// writableDir reports why files cannot be created in dir, or nil.
+func writableDir(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	return unix.Access(dir, unix.W_OK|unix.X_OK)
 }
