@@ -87,6 +87,15 @@ const HostSubject = "host"
 // HostSubject.
 func (h *Host) subjects() map[string]bool {
 	s := map[string]bool{HostSubject: true}
+	for _, id := range h.Identity {
+		// A card's verdict is about all of its functions: it stays when any
+		// of them is selected.
+		for _, name := range id.Interfaces {
+			if m := h.named(name); m != nil && m.Selected {
+				s[id.Finding.Subject] = true
+			}
+		}
+	}
 	for _, n := range h.Selected {
 		s[n.ID()] = true
 		if n.PCI != nil && n.Judged() {

@@ -53,7 +53,7 @@ func (h *Host) bottleneck(n *NIC) finding.Finding {
 		mbps(b.CeilingMbps.Nominal), mbps(b.CeilingMbps.Low), mbps(b.CeilingMbps.High), b.Workload.FrameBytes)
 	if id := h.ident[n.Name]; id != nil && b.PortSpeedSource == budget.FromRealDevice {
 		sev = finding.Warn // the real figure is one measurement, not a line rate
-		summary = fmt.Sprintf("%s: the card behind it (misidentified: see nic.misidentified) is known to move about %d Mb/s per direction, but %s carries about %s Mb/s (%s–%s) of %d-byte frames: the PCIe link is the ceiling, whatever the driver claims.",
+		summary = fmt.Sprintf("%s: the card behind it (misidentified: see nic.misidentified) is known to move about %d Mb/s (measured one way while it moved 5.6 Gb/s the other; budgeted here in both directions), but %s carries about %s Mb/s (%s–%s) of %d-byte frames: the PCIe link is the ceiling, whatever the driver claims.",
 			b.Interface, id.MovesMbps, stage, mbps(b.CeilingMbps.Nominal), mbps(b.CeilingMbps.Low), mbps(b.CeilingMbps.High), b.Workload.FrameBytes)
 		fix = "Give the card a link that carries what it moves: a slot (and riser) that trains the card's full width and speed; `nicdiag show " + b.Interface + "` shows each hop."
 	}

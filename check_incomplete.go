@@ -60,7 +60,7 @@ var incompleteCheck = Checker{
 			}
 			if ends := needsRoot(n.Path); len(ends) > 0 {
 				add(n.ID(), finding.Info, "config space", fmt.Sprintf(
-					"the config space of %s past the 64-byte header needs root, so MPS/MRRS are assumed 128 bytes (pcie.bottleneck's ceiling may be low) and ASPM and the target link speed are unknown (a link idling at a lower speed under ASPM reads as pcie.link_downgraded instead of pcie.idle_downtrained)",
+					"the config space of %s past the 64-byte header needs root, so MPS is assumed 128 bytes and MRRS 512 (pcie.bottleneck's ceiling may be low) and ASPM and the target link speed are unknown (a link idling at a lower speed under ASPM reads as pcie.link_downgraded instead of pcie.idle_downtrained)",
 					strings.Join(ends, ", ")))
 			}
 		}

@@ -2,10 +2,15 @@ package nicdiag
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/nicdiag/nicdiag/budget"
 )
+
+// ErrNotInspected is returned by Host.Explain for a NIC whose path the Host
+// did not read.
+var ErrNotInspected = errors.New("not inspected")
 
 // Explain computes the throughput budget of the NIC called name for
 // workload w. Zero fields of w take the defaults: 1518-byte frames, both
@@ -41,8 +46,9 @@ func (h *Host) Explain(name string, w budget.Workload) (*budget.Budget, error) {
 				return nil, u.Err
 			}
 		}
+		return nil, fmt.Errorf("nicdiag: %s: %w: the Host holds no PCIe path for it (inspected with WithInventoryOnly, or not among WithInterfaces)", n.ID(), ErrNotInspected)
 	}
-	b, err := budget.For(&n.NIC, h.vfs, n.Path, w)
+	b, err := h.budgetFor(n, n.Path, w)
 	if err != nil {
 		return nil, fmt.Errorf("nicdiag: %w", err)
 	}

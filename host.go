@@ -190,7 +190,10 @@ func (h *Host) readPaths(ctx context.Context, o options) error {
 			continue // shown, not modelled
 		}
 		b, err := h.defaultBudget(n, path)
-		if err != nil {
+		switch {
+		case err != nil && n.Link.SpeedMbps <= 0 && errors.Is(err, budget.ErrInvalidWorkload):
+			continue // a link that is down, on an unknown chip: nothing to budget
+		case err != nil:
 			h.unread(PartBudget, n.ID(), err)
 			continue
 		}
@@ -236,13 +239,21 @@ func (h *Host) Lookup(name string) (*NIC, error) {
 	return ns[0], nil
 }
 
+// named returns the interface called name, or nil.
+func (h *Host) named(name string) *NIC {
+	for _, n := range h.NICs {
+		if n.Name == name && name != "" {
+			return n
+		}
+	}
+	return nil
+}
+
 // match returns the NICs name stands for: the interface of that name, else
 // every NIC on the PCI function with that address.
 func (h *Host) match(name string) []*NIC {
-	for _, n := range h.NICs {
-		if n.Name == name && name != "" {
-			return []*NIC{n}
-		}
+	if n := h.named(name); n != nil {
+		return []*NIC{n}
 	}
 	addr, err := pcie.ParseAddress(name)
 	if err != nil {
@@ -287,17 +298,25 @@ func (h *Host) pick(n *NIC) {
 	}
 }
 
-// defaultBudget is the NIC's budget for the default workload. A
-// misidentified device whose real throughput is known (a masquerade) is
-// budgeted with what it really moves, spread over its functions, not with
-// the driver's nominal speed.
+// defaultBudget is the NIC's budget for the default workload.
 func (h *Host) defaultBudget(n *NIC, path *pcie.Path) (*budget.Budget, error) {
+	return h.budgetFor(n, path, budget.Workload{})
+}
+
+// budgetFor is the NIC's budget for w. A misidentified device whose real
+// throughput is known (a masquerade) is budgeted, unless w gives a port
+// speed, with what it really moves spread over its functions, not with the
+// driver's nominal speed.
+func (h *Host) budgetFor(n *NIC, path *pcie.Path, w budget.Workload) (*budget.Budget, error) {
 	id := h.ident[n.Name]
-	if id == nil || id.MovesMbps <= 0 || len(id.Functions) == 0 {
-		return budget.For(&n.NIC, h.vfs, path, budget.Workload{})
+	if id == nil || id.MovesMbps <= 0 || len(id.Functions) == 0 || w.PortMbps > 0 {
+		return budget.For(&n.NIC, h.vfs, path, w)
 	}
 	ports := len(id.Functions)
-	w := budget.Workload{Ports: ports, PortMbps: float64(id.MovesMbps) / float64(ports)}
+	if w.Ports == 0 {
+		w.Ports = ports
+	}
+	w.PortMbps = float64(id.MovesMbps) / float64(ports)
 	b, err := budget.For(&n.NIC, h.vfs, path, w)
 	if err == nil {
 		b.PortSpeedSource = budget.FromRealDevice

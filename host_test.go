@@ -104,3 +104,32 @@ func TestInspectInventoryOnly(t *testing.T) {
 		}
 	}
 }
+
+// Review cases: a Host that did not read a NIC's path refuses to explain it
+// (no panic); explain budgets a known masquerade with what it moves, as
+// check does; a card's identity verdict stays when another of its
+// functions is the one checked.
+func TestHostExplainAndIdentityEdges(t *testing.T) {
+	ctx := context.Background()
+	h, err := Inspect(ctx, WithRoot(snaps+"x722-lewisburg"), WithInventoryOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Explain("eno1", budget.Workload{}); !errors.Is(err, ErrNotInspected) {
+		t.Errorf("inventory-only explain: %v", err)
+	}
+	if b, err := budget.For(&h.NICs[0].NIC, nil, nil, budget.Workload{}); err != nil || b.NoPCIe == "" {
+		t.Errorf("nil path: %+v, %v", b, err)
+	}
+	b, err := Explain(ctx, "enp1s0f0", budget.Workload{}, WithRoot(snaps+"ccr2004-host"))
+	if err != nil || b.PortSpeedSource != budget.FromRealDevice || b.Bound != budget.BoundEthernet {
+		t.Errorf("CCR2004 explain: %+v, %v; want what the card moves, Ethernet-bound", b, err)
+	}
+	r, err := Check(ctx, WithRoot(snaps+"ccr2004-gen1-x1"), WithInterfaces("enp1s0f1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(r.Findings, func(f finding.Finding) bool { return f.Code == finding.NICMisidentified }) {
+		t.Errorf("checking the card's second function loses nic.misidentified: %v", r.Findings)
+	}
+}

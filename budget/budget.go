@@ -98,6 +98,9 @@ func For(n *nicinfo.NIC, vfs map[pcie.Address]bool, path *pcie.Path, w Workload)
 	case nicinfo.IsVirtual(n):
 		why := name + " is a virtual NIC: its PCIe link is emulated and its speed nominal"
 		if w.PortMbps <= 0 { // only a speed the workload gives counts
+			if err := checkNoPCIe(n, w); err != nil {
+				return nil, err
+			}
 			return &Budget{Interface: name, Address: n.PCI.Address, NoPCIe: why, Bound: BoundNone, Workload: w}, nil
 		}
 		return noPCIe(n, w, why)
@@ -184,6 +187,9 @@ func noPCIe(n *nicinfo.NIC, w Workload, why string) (*Budget, error) {
 	if n.PCI != nil {
 		b.Address = n.PCI.Address
 	}
+	if err := checkNoPCIe(n, w); err != nil {
+		return nil, err
+	}
 	w, src, err := portSpeedFor(n, w)
 	if err != nil {
 		b.Workload = w
@@ -198,6 +204,26 @@ func noPCIe(n *nicinfo.NIC, w Workload, why string) (*Budget, error) {
 	return b, nil
 }
 
+// checkNoPCIe checks w for a NIC without a PCIe stage, whatever is known of
+// its speed: without a shared link to count ports on, a NIC is one port
+// (its chip's port count at most).
+func checkNoPCIe(n *nicinfo.NIC, w Workload) error {
+	most := 1
+	if d, ok := nicinfo.ChipOf(*n); ok && d.Ports > 1 && n.Netdev() {
+		most = d.Ports
+	}
+	if w.PortMbps <= 0 {
+		w.PortMbps = 1 // the speed is checked where it is known
+	}
+	if err := w.fill(1); err != nil {
+		return fmt.Errorf("%s: %w", n.ID(), err)
+	}
+	if w.Ports > most {
+		return fmt.Errorf("%s: %w: %d ports, but it has %d", n.ID(), ErrInvalidWorkload, w.Ports, most)
+	}
+	return nil
+}
+
 // noLinkReason says why a path has nothing for the model.
 func noLinkReason(name string, path *pcie.Path) string {
 	switch {
@@ -208,16 +234,25 @@ func noLinkReason(name string, path *pcie.Path) string {
 	case len(path.Hops) == 0:
 		return name + ": no PCIe link"
 	}
-	var why []string
+	var arch, unknown []string
 	for _, h := range path.Hops {
-		if h.Reason != "" {
-			why = append(why, h.Reason)
+		switch {
+		case h.Verdict == pcie.VerdictArchitectural:
+			arch = append(arch, h.Reason)
+		case h.Reason != "":
+			unknown = append(unknown, string(h.Upstream.Address)+": "+h.Reason)
+		default:
+			unknown = append(unknown, string(h.Upstream.Address)+": speed or width unknown")
 		}
 	}
-	if len(why) == 0 {
-		return name + ": no hop with a known speed and width"
+	var parts []string
+	if len(arch) > 0 {
+		parts = append(parts, "architectural links: "+strings.Join(arch, "; "))
 	}
-	return name + ": every link on the path is architectural: " + strings.Join(why, "; ")
+	if len(unknown) > 0 {
+		parts = append(parts, "links of unknown speed or width (not judged): "+strings.Join(unknown, "; "))
+	}
+	return name + ": no physical link to model: " + strings.Join(parts, "; ")
 }
 
 // MostPorts is the most ports that can cross any hop of the budget's path,
@@ -249,20 +284,21 @@ func (b *Budget) AtMatchingSlot(n *nicinfo.NIC, vfs map[pcie.Address]bool) (*Bud
 	return For(n, vfs, freed, b.Workload)
 }
 
-// linkParams turns the path's hops with a known speed and width into the
-// model's links, counting the ports (network functions that are not VFs)
-// below each.
+// linkParams turns the path's physical hops with a known speed and width
+// into the model's links, counting the ports (network functions that are
+// not VFs) below each. The NIC's own MRRS and MPS stay in the model when
+// its link is left out (a token link inside a chip).
 func linkParams(path *pcie.Path, vfs map[pcie.Address]bool) []LinkParams {
-	links := make([]LinkParams, 0, len(path.Hops))
 	if path == nil {
 		return nil
 	}
+	links := make([]LinkParams, 0, len(path.Hops))
+	skippedMPS := 0
 	for _, h := range path.Hops {
-		if h.Speed <= 0 || h.Width <= 0 {
-			continue // unknown hop: the model cannot use it
-		}
-		if h.Verdict == pcie.VerdictArchitectural && h.Tunnel == nil {
-			continue // not a physical link: nothing to model
+		mps := minKnown(h.Upstream.MaxPayload, h.Downstream.MaxPayload)
+		if h.Speed <= 0 || h.Width <= 0 || h.Verdict == pcie.VerdictArchitectural && h.Tunnel == nil {
+			skippedMPS = minKnown(skippedMPS, mps) // unknown or not physical: nothing to model
+			continue
 		}
 		tunnel := 0.0
 		if h.Tunnel != nil {
@@ -280,12 +316,17 @@ func linkParams(path *pcie.Path, vfs map[pcie.Address]bool) []LinkParams {
 			Width:      h.Width,
 			MaxGTs:     h.CapableSpeed,
 			MaxWidth:   h.CapableWidth,
-			MPS:        minKnown(h.Upstream.MaxPayload, h.Downstream.MaxPayload),
+			MPS:        minKnown(mps, skippedMPS),
 			MRRS:       h.Downstream.MaxReadRequest,
 			RCB:        rcbOf(&h.Upstream),
 			Shared:     shared,
 			TunnelGbps: tunnel,
 		})
+	}
+	if len(links) > 0 && len(path.Hops) > 0 {
+		if dev := path.Hops[0].Downstream.MaxReadRequest; dev > 0 {
+			links[0].MRRS = dev // the NIC issues the reads
+		}
 	}
 	return links
 }

@@ -2,7 +2,11 @@ package budget
 
 import (
 	"math"
+	"strings"
 	"testing"
+
+	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/pcie"
 )
 
 // A Thunderbolt 3 tunnel (bridges at a nominal 2.5 GT/s x4, 22 Gb/s of PCIe
@@ -41,5 +45,18 @@ func TestTunnelCeiling(t *testing.T) {
 	}
 	if _, err := Solve([]LinkParams{{GTs: 2.5, Width: 4, TunnelGbps: -1}}, p, Workload{PortMbps: 1000}); err == nil {
 		t.Error("negative tunnel accepted")
+	}
+}
+
+// A path whose only link reports width 0 is not called architectural: the
+// budget says which link was not judged.
+func TestNoLinkReasonUnknown(t *testing.T) {
+	n := &nicinfo.NIC{Name: "eth0", Bus: nicinfo.BusPCI, PCI: &nicinfo.PCIFunction{Address: "0000:01:00.0", VendorID: 0x8086, DeviceID: 0x1521},
+		Link: nicinfo.Link{SpeedMbps: 1000}}
+	path := &pcie.Path{Hops: []pcie.Hop{{Upstream: pcie.End{Address: "0000:00:1c.0"}, Verdict: pcie.VerdictUnknown,
+		Reason: "the link reports width 0 (down, or not reported)"}}}
+	b, err := For(n, nil, path, Workload{})
+	if err != nil || b.Bound != BoundEthernet || !strings.Contains(b.NoPCIe, "unknown speed or width") || strings.Contains(b.NoPCIe, "architectural") {
+		t.Errorf("%+v, %v", b, err)
 	}
 }

@@ -135,6 +135,9 @@ func tunnelOf(h *Hop) *Tunnel {
 	up, down := &h.Upstream, &h.Downstream
 	if t := tunnelRootPorts[[2]uint16{up.VendorID, up.DeviceID}]; t != nil {
 		c := *t
+		if dt := tbBridge(down); dt != nil && dt.Gbps < c.Gbps {
+			c = *dt // an older controller at the far end: the weaker class
+		}
 		c.How = fmt.Sprintf("port %s is %04x:%04x, a Thunderbolt/USB4 root port or bridge (pci.ids)", up.Address, up.VendorID, up.DeviceID)
 		return &c
 	}

@@ -89,3 +89,14 @@ func TestTunnelByVSEC(t *testing.T) {
 		t.Fatalf("VSEC-only bridges: %+v (%s)", h.Tunnel, h.Reason)
 	}
 }
+
+// A TB4 root port with a Thunderbolt 3 enclosure below: the weaker class.
+func TestTunnelRootPortTakesTheWeakerEnd(t *testing.T) {
+	h := Hop{
+		Upstream:   idEnd("0000:00:07.0", 0x8086, 0x9a23, 0x060400, 2.5, 4, 2.5, 4),
+		Downstream: idEnd("0000:05:00.0", 0x8086, 0x15ef, 0x060400, 2.5, 4, 2.5, 4)}
+	evaluate(&h)
+	if h.Tunnel == nil || h.Tunnel.Class != "Thunderbolt 3" || h.Tunnel.Gbps != 22 {
+		t.Errorf("Tiger Lake port, Titan Ridge enclosure: %+v", h.Tunnel)
+	}
+}

@@ -242,8 +242,12 @@ func renderNoPCIe(w io.Writer, b *budget.Budget) {
 	}
 	wl := b.Workload
 	fmt.Fprintf(w, "workload: %d port(s) at %s Mb/s, %d-byte frames, %s (port speed: %s)\n", wl.Ports, num(wl.PortMbps), wl.FrameBytes, directionWords(wl.Direction), b.PortSpeedSource)
-	fmt.Fprintf(w, "Ceiling: %s Mb/s of frames per direction, Ethernet-bound (%d × %s Mb/s × %d/(%d+20))\n",
-		num(b.EthernetMbps), wl.Ports, num(wl.PortMbps), wl.FrameBytes, wl.FrameBytes)
+	ports := strconv.Itoa(wl.Ports)
+	if wl.Direction == budget.Forward { // half the ports receive, half send
+		ports += "/2"
+	}
+	fmt.Fprintf(w, "Ceiling: %s Mb/s of frames per direction, Ethernet-bound (%s × %s Mb/s × %d/(%d+20))\n",
+		num(b.EthernetMbps), ports, num(wl.PortMbps), wl.FrameBytes, wl.FrameBytes)
 	if wl.FrameBytes == 1518 || wl.FrameBytes == 9018 {
 		fmt.Fprintf(w, "   about %s Mb/s of TCP payload (IPv4, TCP timestamps, full-size segments)\n", num(budget.TCPGoodputMbps(b.EthernetMbps, wl.FrameBytes)))
 	}
