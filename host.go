@@ -7,6 +7,7 @@ import (
 	"io/fs"
 
 	"github.com/nicdiag/nicdiag/budget"
+	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/internal/fsroot"
 	"github.com/nicdiag/nicdiag/irq"
 	"github.com/nicdiag/nicdiag/nicinfo"
@@ -149,7 +150,9 @@ func Inspect(ctx context.Context, opts ...Option) (*Host, error) {
 	}
 	h.Identity = nicinfo.Identify(all)
 	for i := range h.Identity {
-		if id := &h.Identity[i]; id.Misidentified {
+		// Only a contradiction that makes the speed nominal counts: a
+		// driver the table does not list (info) leaves the speed real.
+		if id := &h.Identity[i]; id.Misidentified && id.Finding.Severity >= finding.Warn {
 			for _, name := range id.Interfaces {
 				h.ident[name] = id
 			}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/nicdiag/nicdiag/budget"
 	"github.com/nicdiag/nicdiag/finding"
+	"github.com/nicdiag/nicdiag/internal/snaptest"
 	"github.com/nicdiag/nicdiag/nicinfo"
 )
 
@@ -131,5 +133,27 @@ func TestHostExplainAndIdentityEdges(t *testing.T) {
 	}
 	if !slices.ContainsFunc(r.Findings, func(f finding.Finding) bool { return f.Code == finding.NICMisidentified }) {
 		t.Errorf("checking the card's second function loses nic.misidentified: %v", r.Findings)
+	}
+}
+
+// A driver the known-device table does not list for the ID (here a damaged
+// driver link) is an info-level oddity: the link speed stays real, and the
+// seed's bottleneck stays a warning.
+func TestWeakIdentityKeepsTheBottleneck(t *testing.T) {
+	dir := snaptest.Copy(t, snaps+"82576-minipcie-x1")
+	link := filepath.Join(dir, "sys/devices/pci0000:00/0000:00:1c.0/0000:01:00.0/driver")
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../../../../bus/pci/drivers/does-not-exist", link); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Check(context.Background(), WithRoot(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := codes(r.Findings)
+	if c[finding.PCIeBottleneck] != finding.Warn || c[finding.NICMisidentified] != finding.Info {
+		t.Errorf("findings %v: want the bottleneck at warn beside an info misidentification", r.Findings)
 	}
 }

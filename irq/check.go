@@ -66,6 +66,9 @@ func concentrated(nq NICQueues, ncpu int) (finding.Finding, bool) {
 
 // singleQueue reports a NIC that receives on one queue without RPS.
 func singleQueue(n nicinfo.NIC, nq NICQueues, st Steering) (finding.Finding, bool) {
+	if n.Queues.RX == 0 && n.Queues.Channels == nil {
+		return finding.Finding{}, false // queues/ unreadable and no channels: the count is unknown
+	}
 	rx := n.Queues.RX
 	if c := n.Queues.Channels; c != nil && c.RX+c.Combined > rx {
 		rx = c.RX + c.Combined

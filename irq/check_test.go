@@ -116,3 +116,16 @@ func checkNICs(ctx context.Context, nics []nicinfo.NIC, opts ...Option) ([]findi
 	finding.Sort(out)
 	return out, nil
 }
+
+// A NIC whose queues/ could not be read and whose driver reports no
+// channels has an unknown queue count: no nic.single_queue from it.
+func TestSingleQueueNeedsACount(t *testing.T) {
+	n := nicinfo.NIC{Name: "eth0", Bus: nicinfo.BusPCI, Link: nicinfo.Link{SpeedMbps: 10000}, Missing: []string{"queues: absent"}}
+	if f, ok := singleQueue(n, NICQueues{}, Steering{}); ok {
+		t.Errorf("unknown queue count judged: %v", f)
+	}
+	n.Queues.RX = 1
+	if _, ok := singleQueue(n, NICQueues{}, Steering{}); !ok {
+		t.Error("one known queue not judged")
+	}
+}
