@@ -106,3 +106,19 @@ func TestEscapingSymlink(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+// An interface whose ifindex is gone is still listed, with the loss named,
+// not dropped without a word.
+func TestListKeepsInterfaceWithoutIfindex(t *testing.T) {
+	dir := copyTree(t, "../testdata/snapshots/82576-minipcie-x1")
+	if err := os.Remove(filepath.Join(dir, "sys/devices/pci0000:00/0000:00:1c.0/0000:01:00.0/net/enp1s0f0/ifindex")); err != nil {
+		t.Fatal(err)
+	}
+	nics, err := List(context.Background(), WithRoot(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(nics) != 2 || nics[0].Name != "enp1s0f0" || !slices.ContainsFunc(nics[0].Missing, func(m string) bool { return strings.HasPrefix(m, "index: ") }) {
+		t.Errorf("nics %+v", nics)
+	}
+}

@@ -51,13 +51,23 @@ func Get(ctx context.Context, name string, opts ...Option) (*NIC, error) {
 }
 
 // isNetdev reports whether /sys/class/net/name is an interface directory,
-// resolving the link inside the root.
+// resolving the link inside the root: one with any of an interface's
+// attribute files (a damaged one without ifindex is still an interface, its
+// Missing says what is gone), not a plain file such as bonding_masters.
 func isNetdev(o options, name string) bool {
 	if !validIfaceName(name) {
 		return false
 	}
 	dir, err := o.root.Realpath("/sys/class/net/" + name)
-	return err == nil && o.root.Exists(dir+"/ifindex")
+	if err != nil {
+		return false
+	}
+	for _, f := range []string{"ifindex", "address", "operstate", "mtu", "type"} {
+		if o.root.Exists(dir + "/" + f) {
+			return true
+		}
+	}
+	return false
 }
 
 func build(ctx context.Context, o options, ifaces []string) ([]NIC, error) {
