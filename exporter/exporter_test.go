@@ -5,12 +5,14 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/nicdiag/nicdiag/internal/snaptest"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	dto "github.com/prometheus/client_model/go"
@@ -200,5 +202,22 @@ func TestExpositionPassesPromtool(t *testing.T) {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Errorf("%s: promtool check metrics: %v\n%s", snap, err, out)
 		}
+	}
+}
+
+// A snapshot deleted under a running exporter is a failed check
+// (nicdiag_up 0), not a host without NICs.
+func TestScrapeDeletedRoot(t *testing.T) {
+	dir := snaptest.Copy(t, "../testdata/snapshots/82576-minipcie-x1")
+	url := serve(t, New(WithRoot(dir), WithTTL(time.Nanosecond)))
+	if v := scrape(t, url)["nicdiag_up"].GetMetric()[0].GetGauge().GetValue(); v != 1 {
+		t.Fatalf("nicdiag_up = %v before", v)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Millisecond)
+	if v := scrape(t, url)["nicdiag_up"].GetMetric()[0].GetGauge().GetValue(); v != 0 {
+		t.Errorf("nicdiag_up = %v after the snapshot is gone", v)
 	}
 }
