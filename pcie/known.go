@@ -185,11 +185,18 @@ func chipReason(h *Hop) string {
 	return ""
 }
 
-// fabric reads the Thunderbolt/USB4 routers below the host
+// fabric is what readFabric read: the routers' lowest generation and their
+// links.
+type fabric struct {
+	gen  int
+	desc string
+}
+
+// readFabric reads the Thunderbolt/USB4 routers below the host
 // (/sys/bus/thunderbolt/devices/D-R, not the host router D-0): the lowest
 // generation among them and a description of their links, or 0 and "" when
 // there are none.
-func (w *walker) fabric() (gen int, desc string) {
+func (w *walker) readFabric() (gen int, desc string) {
 	r := w.o.root
 	const dir = "/sys/bus/thunderbolt/devices"
 	names, err := r.ReadDir(dir)

@@ -25,6 +25,7 @@ type walker struct {
 	o    options
 	ends map[string]*End
 	fns  map[string][]Function // by port directory
+	tb   *fabric               // /sys/bus/thunderbolt, read on the first tunnel
 }
 
 func newWalker(opts []Option) *walker {
@@ -142,8 +143,11 @@ func (w *walker) path(ctx context.Context, bdf string) (*Path, error) {
 	}
 	for i := range p.Hops {
 		if t := p.Hops[i].Tunnel; t != nil {
-			gen, desc := w.fabric()
-			refineTunnel(t, gen, desc)
+			if w.tb == nil {
+				gen, desc := w.readFabric()
+				w.tb = &fabric{gen, desc}
+			}
+			refineTunnel(t, w.tb.gen, w.tb.desc)
 		}
 	}
 	return p, nil
