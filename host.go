@@ -192,7 +192,7 @@ func (h *Host) readPaths(ctx context.Context, o options) error {
 		if !n.Judged() {
 			continue // shown, not modelled
 		}
-		b, err := h.defaultBudget(n, path)
+		b, err := h.budgetFor(n, path, budget.Workload{})
 		switch {
 		case err != nil && n.Link.SpeedMbps <= 0 && errors.Is(err, budget.ErrInvalidWorkload):
 			continue // a link that is down, on an unknown chip: nothing to budget
@@ -299,11 +299,6 @@ func (h *Host) pick(n *NIC) {
 		n.Selected = true
 		h.Selected = append(h.Selected, n)
 	}
-}
-
-// defaultBudget is the NIC's budget for the default workload.
-func (h *Host) defaultBudget(n *NIC, path *pcie.Path) (*budget.Budget, error) {
-	return h.budgetFor(n, path, budget.Workload{})
 }
 
 // budgetFor is the NIC's budget for w. A misidentified device whose real

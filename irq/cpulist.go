@@ -37,7 +37,7 @@ func ParseCPUList(s string) ([]int, error) {
 			}
 		}
 		if len(out)+b-a >= maxCPU {
-			return nil, &ParseError{File: "cpu list", Err: errf("more than %d CPUs in %q", maxCPU, clipS(s))}
+			return nil, &ParseError{File: "cpu list", Err: errf("more than %d CPUs in %q", maxCPU, text.Clip(s))}
 		}
 		for c := a; c <= b; c++ {
 			out = append(out, c)
@@ -78,7 +78,7 @@ func parseCPUMask(s string) ([]int, error) {
 		case c >= 'A' && c <= 'F':
 			v = int(c-'A') + 10
 		default:
-			return nil, &ParseError{File: "cpu mask", Err: errf("bad hex digit %q in %q", c, clipS(s))}
+			return nil, &ParseError{File: "cpu mask", Err: errf("bad hex digit %q in %q", c, text.Clip(s))}
 		}
 		base := (len(hex) - 1 - i) * 4
 		for bit := 0; bit < 4; bit++ {
@@ -118,5 +118,3 @@ func FormatCPUList(cpus []int) string {
 	}
 	return b.String()
 }
-
-func clipS(s string) string { return text.Clip(s) }

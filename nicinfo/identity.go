@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/nicdiag/nicdiag/finding"
+	"github.com/nicdiag/nicdiag/internal/text"
 	"github.com/nicdiag/nicdiag/pcie"
 )
 
@@ -165,7 +166,7 @@ func (c *unitCheck) evidence() string {
 	ev["interfaces"] = strings.Join(c.names, " ")
 	if first.PCI != nil {
 		ev["pci_id"] = fmt.Sprintf("%04x:%04x", first.PCI.VendorID, first.PCI.DeviceID)
-		ev["pci_functions"] = joinAddrs(c.addrs)
+		ev["pci_functions"] = text.Join(c.addrs, " ")
 		if first.PCI.DeviceName != "" {
 			ev["pci_name"] = first.PCI.DeviceName
 		}
@@ -256,12 +257,4 @@ func linkText(gts float64, width int) string {
 		return fmt.Sprintf("x%d", width)
 	}
 	return "unknown"
-}
-
-func joinAddrs(a []pcie.Address) string {
-	s := make([]string, len(a))
-	for i, x := range a {
-		s[i] = string(x)
-	}
-	return strings.Join(s, " ")
 }

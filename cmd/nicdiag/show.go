@@ -12,6 +12,7 @@ import (
 	"github.com/nicdiag/nicdiag"
 	"github.com/nicdiag/nicdiag/budget"
 	"github.com/nicdiag/nicdiag/finding"
+	"github.com/nicdiag/nicdiag/internal/text"
 	"github.com/nicdiag/nicdiag/irq"
 	"github.com/nicdiag/nicdiag/nicinfo"
 	"github.com/nicdiag/nicdiag/pcie"
@@ -227,7 +228,7 @@ func placementSections(n *nicinfo.NIC) (irq, numa, pcie, sriov showSection) {
 			pcie.add("Link max", fmt.Sprintf("%s x%d", gts(l.MaxSpeed), l.MaxWidth))
 		}
 		sriov.add("Physical function", string(f.PhysFn))
-		sriov.add("Virtual functions", addrList(f.VFs))
+		sriov.add("Virtual functions", text.Join(f.VFs, " "))
 		if f.TotalVFs > 0 {
 			sriov.add("Total VFs", strconv.Itoa(f.TotalVFs))
 		}
@@ -253,14 +254,6 @@ func intList(v []int) string {
 	s := make([]string, len(v))
 	for i, x := range v {
 		s[i] = strconv.Itoa(x)
-	}
-	return strings.Join(s, " ")
-}
-
-func addrList(a []pcie.Address) string {
-	s := make([]string, len(a))
-	for i, x := range a {
-		s[i] = x.String()
 	}
 	return strings.Join(s, " ")
 }

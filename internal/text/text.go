@@ -68,3 +68,15 @@ func clean(s string) bool {
 func shown(r rune) bool {
 	return !unicode.IsControl(r) && !unicode.Is(unicode.Bidi_Control, r)
 }
+
+// Join joins values of a string type (PCI addresses, say) with sep.
+func Join[S ~string](items []S, sep string) string {
+	var b strings.Builder
+	for i, s := range items {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(string(s))
+	}
+	return b.String()
+}

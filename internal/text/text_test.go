@@ -60,3 +60,13 @@ func FuzzClip(f *testing.F) {
 		}
 	})
 }
+
+func TestJoin(t *testing.T) {
+	type addr string
+	if got := Join([]addr{"0000:01:00.0", "0000:01:00.1"}, " "); got != "0000:01:00.0 0000:01:00.1" {
+		t.Errorf("Join = %q", got)
+	}
+	if got := Join([]addr(nil), ","); got != "" {
+		t.Errorf("Join(nil) = %q", got)
+	}
+}
