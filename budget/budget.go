@@ -94,16 +94,10 @@ func For(n *nicinfo.NIC, vfs map[pcie.Address]bool, path *pcie.Path, w Workload)
 	name := n.ID()
 	switch {
 	case n.PCI == nil:
-		return noPCIe(n, w, fmt.Sprintf("%s is on bus %s: no PCIe link to model", name, n.Bus))
+		return noPCIe(n, w, fmt.Sprintf("%s is on bus %s: no PCIe link to model", name, n.Bus), true)
 	case nicinfo.IsVirtual(n):
-		why := name + " is a virtual NIC: its PCIe link is emulated and its speed nominal"
-		if w.PortMbps <= 0 { // only a speed the workload gives counts
-			if err := checkNoPCIe(n, w); err != nil {
-				return nil, err
-			}
-			return &Budget{Interface: name, Address: n.PCI.Address, NoPCIe: why, Bound: BoundNone, Workload: w}, nil
-		}
-		return noPCIe(n, w, why)
+		// Its speed is nominal too: only a speed the workload gives counts.
+		return noPCIe(n, w, name+" is a virtual NIC: its PCIe link is emulated and its speed nominal", false)
 	}
 	links := linkParams(path, vfs)
 	if len(links) == 0 {
@@ -111,7 +105,7 @@ func For(n *nicinfo.NIC, vfs map[pcie.Address]bool, path *pcie.Path, w Workload)
 		if d, ok := nicinfo.ChipOf(*n); ok && d.Integrated != nicinfo.Discrete {
 			why += fmt.Sprintf("; the %s is a MAC integrated in the %s (known-device table: %s)", d.Chip, d.Integrated, d.Source)
 		}
-		return noPCIe(n, w, why)
+		return noPCIe(n, w, why, true)
 	}
 	driver := n.Driver
 	if driver == "" {
@@ -182,13 +176,19 @@ func portSpeedFor(n *nicinfo.NIC, w Workload) (Workload, SpeedSource, error) {
 
 // noPCIe is the budget of a NIC without a PCIe stage: the Ethernet line
 // rate of its port, or nothing known when the speed is unknown too.
-func noPCIe(n *nicinfo.NIC, w Workload, why string) (*Budget, error) {
+// linkSpeed says whether the NIC's reported link speed counts (not for a
+// virtual NIC, whose speed is nominal); a workload's speed always does.
+func noPCIe(n *nicinfo.NIC, w Workload, why string, linkSpeed bool) (*Budget, error) {
 	b := &Budget{Interface: n.ID(), NoPCIe: why, Bound: BoundNone}
 	if n.PCI != nil {
 		b.Address = n.PCI.Address
 	}
 	if err := checkNoPCIe(n, w); err != nil {
 		return nil, err
+	}
+	if w.PortMbps <= 0 && !linkSpeed {
+		b.Workload = w
+		return b, nil // the link's speed does not count: nothing physical bounds it
 	}
 	w, src, err := portSpeedFor(n, w)
 	if err != nil {
