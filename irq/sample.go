@@ -14,6 +14,12 @@ type Sample struct {
 	IRQTimeAccounted bool      `json:"irq_time_accounted"`
 	CPUs             []CPURate `json:"cpus"`
 	NICs             []NICRate `json:"nics"`
+	// Threads are the tasks of the process tree Sampler.Watch follows,
+	// present at both readings; empty when none is watched.
+	Threads []ThreadRate `json:"threads,omitempty"`
+	// PCIe holds the link state and AER error counts of each PCI function
+	// of WithPCIe at the reading.
+	PCIe []PCIeState `json:"pcie,omitempty"`
 	// Missing names the sources that could not be read this interval.
 	Missing []string `json:"missing,omitempty"`
 }
@@ -25,7 +31,15 @@ type CPURate struct {
 	IRQPct     *float64 `json:"irq_pct"`
 	SoftIRQPct float64  `json:"softirq_pct"`
 	// BusyPct is everything but idle, iowait and steal.
-	BusyPct   float64 `json:"busy_pct"`
+	BusyPct float64 `json:"busy_pct"`
+	// UserPct is user and nice time; SystemPct kernel time outside
+	// interrupts; IdlePct, IOWaitPct and StealPct the rest (steal: time a
+	// hypervisor ran something else while this virtual CPU wanted to run).
+	UserPct   float64 `json:"user_pct"`
+	SystemPct float64 `json:"system_pct"`
+	IdlePct   float64 `json:"idle_pct"`
+	IOWaitPct float64 `json:"iowait_pct"`
+	StealPct  float64 `json:"steal_pct"`
 	NetRXPerS float64 `json:"net_rx_per_s"`
 	NetTXPerS float64 `json:"net_tx_per_s"`
 	// NICIRQsPerS counts the interrupts of the sampled NICs' vectors that
@@ -60,6 +74,71 @@ type NICRate struct {
 	QueueStatsError string      `json:"queue_stats_error,omitempty"`
 	IRQsPerS        float64     `json:"irqs_per_s"`
 	Queues          []QueueRate `json:"queues,omitempty"`
+	// Losses are the counters of packets lost or held back that moved or
+	// exist for this NIC, by source: the interface statistics, the kernel's
+	// netdev queue statistics, the driver's ethtool statistics.
+	Losses []LossRate `json:"losses,omitempty"`
+}
+
+// LossClass says where a counted packet was lost or held back.
+type LossClass string
+
+// Loss classes.
+const (
+	// LossNIC: a received packet the NIC (or its driver) dropped before
+	// the stack saw it: no free descriptor, FIFO overrun, missed.
+	LossNIC LossClass = "nic"
+	// LossTX: a packet the host meant to send and dropped.
+	LossTX LossClass = "tx"
+	// LossPauseRX: pause frames received: the peer asked this host to
+	// stop sending.
+	LossPauseRX LossClass = "pause_rx"
+	// LossPauseTX: pause frames sent: this host asked the peer to stop.
+	LossPauseTX LossClass = "pause_tx"
+	// LossAllowance: a cloud NIC's per-instance allowance was exceeded and
+	// the platform dropped or queued packets (ENA's *_allowance_exceeded).
+	LossAllowance LossClass = "allowance"
+)
+
+// LossRate is one loss counter of a NIC over the interval.
+type LossRate struct {
+	// Name is the counter's name as its source spells it, with the source
+	// first: "sysfs:rx_missed_errors", "qstats:rx-hw-drops",
+	// "ethtool:rx_no_buffer_count".
+	Name  string    `json:"name"`
+	Class LossClass `json:"class"`
+	PerS  float64   `json:"per_s"`
+}
+
+// ThreadRate is one task (thread) of a watched process tree over the
+// interval. Percentages are of one CPU.
+type ThreadRate struct {
+	PID       int     `json:"pid"` // the thread group (process)
+	TID       int     `json:"tid"`
+	Comm      string  `json:"comm"`
+	UserPct   float64 `json:"user_pct"`
+	SystemPct float64 `json:"system_pct"`
+	// CPU is the CPU it last ran on (/proc/PID/task/TID/stat field 39).
+	CPU int `json:"cpu"`
+}
+
+// BusyPct is the thread's user and system time.
+func (t ThreadRate) BusyPct() float64 { return t.UserPct + t.SystemPct }
+
+// PCIeState is one PCI function's link and AER counters at a reading.
+type PCIeState struct {
+	Address string `json:"address"`
+	// GTs and Width are the link's current speed and width (0: unread).
+	GTs   float64 `json:"gts"`
+	Width int     `json:"width"`
+	// AERCorrectable, AERNonFatal and AERFatal are the errors the function
+	// logged in the interval (the TOTAL_ERR_* lines of its aer_dev_*
+	// files); nil when the kernel exposes no AER counters for it.
+	AERCorrectable *uint64 `json:"aer_correctable,omitempty"`
+	AERNonFatal    *uint64 `json:"aer_nonfatal,omitempty"`
+	AERFatal       *uint64 `json:"aer_fatal,omitempty"`
+	// Error says why the state could not be read.
+	Error string `json:"error,omitempty"`
 }
 
 // QueueRate is one IRQ vector of a NIC over the interval.
