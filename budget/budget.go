@@ -2,6 +2,7 @@ package budget
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/nicdiag/nicdiag/nicinfo"
@@ -67,6 +68,19 @@ type Budget struct {
 	Hops []pcie.Hop `json:"hops"`
 	// Model is the full solution, hop by hop.
 	Model Result `json:"model"`
+
+	links   []LinkParams // the model's input, for Inputs
+	profile Profile
+}
+
+// Inputs returns what the model was solved on: the path's links, device
+// first, and the DMA profile, so that another workload can be solved on the
+// same path (Solve); ok is false for a budget without a PCIe stage.
+func (b *Budget) Inputs() (links []LinkParams, p Profile, ok bool) {
+	if len(b.links) == 0 {
+		return nil, Profile{}, false
+	}
+	return slices.Clone(b.links), b.profile, true
 }
 
 // Hop returns the path's hop whose upstream port is addr, or nil.
@@ -134,6 +148,8 @@ func For(n *nicinfo.NIC, vfs map[pcie.Address]bool, path *pcie.Path, w Workload)
 		PortSpeedSource:   src,
 		Hops:              path.Hops,
 		Model:             res,
+		links:             links,
+		profile:           prof,
 	}
 	if res.Hop >= 0 && res.Hop < len(res.Hops) {
 		b.LimitingHop = pcie.Address(res.Hops[res.Hop].Addr)

@@ -65,6 +65,22 @@ const (
 	IRQNUMARemote          Code = "irq.numa_remote"
 	SoftnetDrops           Code = "softnet.drops"
 	SoftnetSqueeze         Code = "softnet.squeeze"
+	// The run verdict (monitor.Judge): which layer bound a monitored run.
+	RunEthernetBound Code = "run.ethernet_bound"
+	RunPCIeBound     Code = "run.pcie_bound"
+	RunTunnelBound   Code = "run.tunnel_bound"
+	RunUSBBound      Code = "run.usb_bound"
+	RunCoreBound     Code = "run.core_bound"
+	RunCommandBound  Code = "run.command_bound"
+	RunNICDrops      Code = "run.nic_drops"
+	RunPause         Code = "run.pause"
+	RunOutsideHost   Code = "run.outside_host"
+	RunUnknown       Code = "run.unknown"
+	// Beside the run verdict: a cloud allowance exceeded, a PCIe link
+	// that changed speed or width, AER errors on the path.
+	RunAllowance   Code = "run.allowance_exceeded"
+	RunLinkChanged Code = "run.link_changed"
+	RunAERErrors   Code = "run.aer_errors"
 	// NicdiagIncomplete says a check family could not run, or ran on
 	// less than it needs, so that its silence is not read as clean.
 	NicdiagIncomplete Code = "nicdiag.incomplete"

@@ -21,6 +21,7 @@ type options struct {
 	record     io.Writer
 	recordFile string
 	findings   []finding.Finding
+	limits     []Limits
 }
 
 func newOptions(opts []Option) options {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/irq"
 )
 
@@ -45,6 +46,13 @@ type Record struct {
 	// Run is what the record's start and summary lines say about the run
 	// beyond its samples.
 	Run RunInfo
+	// Limits are the start line's: the verdict's inputs (nil in a record
+	// written without them, or by an older nicdiag).
+	Limits []Limits
+	// Verdict is Judge over Samples and Limits, computed by ReadRecord:
+	// the same as the run's own, offline. report.Render judges a Record
+	// whose Verdict is nil.
+	Verdict *Verdict
 	// Notes say what a reader should know about the record itself: that
 	// it was cut short, that the summary was recomputed, what was skipped.
 	Notes []string
@@ -70,6 +78,7 @@ type RunInfo struct {
 // readStart is what ReadRecord takes from a start line.
 type readStart struct {
 	Command []string `json:"command"`
+	Limits  []Limits `json:"limits"`
 }
 
 // summaryExtra is what a summary line carries besides irq.Summary.
@@ -157,8 +166,12 @@ func ReadRecord(r io.Reader) (*Record, error) {
 		}
 		return nil, ErrEmpty
 	}
+	v := Judge(rec.Samples, rec.Limits)
+	rec.Verdict = &v
 	if rec.Summary == nil {
 		s := irq.Summarize(rec.Samples)
+		s.Findings = append(s.Findings, v.Findings...)
+		finding.Sort(s.Findings)
 		rec.Summary = &s
 		rec.Notes = append(rec.Notes, fmt.Sprintf(
 			"the record has no summary line; the verdicts below were computed from its %d samples", len(rec.Samples)))
@@ -246,6 +259,10 @@ func (rec *Record) decodeLine(line []byte, lineNo int, cpus map[int]bool, queues
 			return fmt.Errorf("start: %v", err)
 		}
 		rec.Run.Command = st.Command
+		if len(st.Limits) > MaxQueues {
+			return fmt.Errorf("start: more than %d NIC limits", MaxQueues)
+		}
+		rec.Limits = st.Limits
 	case "sample":
 		var s irq.Sample
 		if err := json.Unmarshal(body, &s); err != nil {

@@ -57,7 +57,7 @@ func TestWriterLines(t *testing.T) {
 	var w countingWriter
 	mw := NewWriter(&w)
 	x := testSamples(1)[0]
-	if err := mw.WriteStart(500*time.Millisecond, nil, nil); err != nil {
+	if err := mw.WriteStart(500*time.Millisecond, nil, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := mw.WriteSample(x); err != nil {

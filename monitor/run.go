@@ -52,13 +52,22 @@ type Result struct {
 	// Interrupted is true when the context given to Start was done by the
 	// end of the run (Ctrl-C): the verdicts cover what was sampled.
 	Interrupted bool
+	// Verdict says which layer bound the run (Judge over the samples and
+	// the Limits of WithLimits); its findings are in Summary.Findings too.
+	Verdict Verdict
+	// Limits are those of WithLimits.
+	Limits []Limits
 }
 
 // Record returns the run as ReadRecord would read its record back, for
 // report.Render and report.WriteFile. Source is empty.
 func (r *Result) Record() *Record {
 	sum := r.Summary
-	rec := &Record{Samples: r.Samples, Summary: &sum, Run: RunInfo{Interrupted: r.Interrupted}}
+	v := r.Verdict
+	if v.Bound == "" { // a Result not made by Stop
+		v = Judge(r.Samples, r.Limits)
+	}
+	rec := &Record{Samples: r.Samples, Summary: &sum, Run: RunInfo{Interrupted: r.Interrupted}, Limits: r.Limits, Verdict: &v}
 	if r.Command != nil {
 		code := r.Command.ExitCode
 		rec.Run.Command, rec.Run.ExitCode, rec.Run.CommandError = r.Command.Argv, &code, r.Command.Error
@@ -91,7 +100,7 @@ func Start(ctx context.Context, nics []nicinfo.NIC, opts ...Option) (*Run, error
 	if o.cmd != nil {
 		argv = o.cmd.Args
 	}
-	r.rec.write(func(w *Writer) error { return w.WriteStart(o.interval, argv, r.queues) })
+	r.rec.write(func(w *Writer) error { return w.WriteStart(o.interval, argv, r.queues, o.limits) })
 	sctx, cancel := context.WithCancel(ctx)
 	r.cancel = cancel
 	if o.duration > 0 {
@@ -210,8 +219,9 @@ func (r *Run) stop() (*Result, error) {
 		return nil, failed
 	}
 	res := &Result{Summary: irq.Summarize(samples), Samples: samples, Queues: queues, Command: cr,
-		Interrupted: r.ctx.Err() != nil}
+		Interrupted: r.ctx.Err() != nil, Limits: r.o.limits, Verdict: Judge(samples, r.o.limits)}
 	res.Summary.Findings = append(res.Summary.Findings, r.o.findings...)
+	res.Summary.Findings = append(res.Summary.Findings, res.Verdict.Findings...)
 	finding.Sort(res.Summary.Findings)
 	r.rec.write(func(w *Writer) error { return w.WriteSummary(res) })
 	r.rec.close()

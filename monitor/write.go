@@ -21,6 +21,7 @@ type startLine struct {
 	IntervalS float64         `json:"interval_s"`
 	Command   []string        `json:"command,omitempty"`
 	NICs      []irq.NICQueues `json:"nics"`
+	Limits    []Limits        `json:"limits,omitempty"`
 }
 
 // sampleLine is one interval; the sample's fields are inlined.
@@ -39,6 +40,7 @@ type summaryLine struct {
 	Queues      []irq.NICQueues `json:"queues"`
 	Command     *CommandResult  `json:"command,omitempty"`
 	Interrupted bool            `json:"interrupted"`
+	Verdict     *Verdict        `json:"verdict,omitempty"`
 }
 
 // Writer writes a record: JSON lines with "type" "start", "sample" and
@@ -56,9 +58,10 @@ type Writer struct {
 func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
 
 // WriteStart writes the start line: the interval, the command run (nil
-// when none) and the NIC → IRQ map sampled.
-func (w *Writer) WriteStart(interval time.Duration, argv []string, queues []irq.NICQueues) error {
-	return w.line(startLine{Type: "start", Schema: Schema, IntervalS: interval.Seconds(), Command: argv, NICs: queues})
+// when none), the NIC → IRQ map sampled and the NICs' Limits (the
+// verdict's inputs; may be nil).
+func (w *Writer) WriteStart(interval time.Duration, argv []string, queues []irq.NICQueues, limits []Limits) error {
+	return w.line(startLine{Type: "start", Schema: Schema, IntervalS: interval.Seconds(), Command: argv, NICs: queues, Limits: limits})
 }
 
 // WriteSample writes one sample line: irq.Sample's fields with "type" and
@@ -68,10 +71,16 @@ func (w *Writer) WriteSample(x irq.Sample) error {
 }
 
 // WriteSummary writes the summary line: r.Summary's fields with "type",
-// "schema", "queues", "command" (omitted without one) and "interrupted".
+// "schema", "queues", "command" (omitted without one), "interrupted" and
+// "verdict" (omitted when r has none).
 func (w *Writer) WriteSummary(r *Result) error {
-	return w.line(summaryLine{Type: "summary", Schema: Schema, Summary: &r.Summary, Queues: r.Queues,
-		Command: r.Command, Interrupted: r.Interrupted})
+	l := summaryLine{Type: "summary", Schema: Schema, Summary: &r.Summary, Queues: r.Queues,
+		Command: r.Command, Interrupted: r.Interrupted}
+	if r.Verdict.Bound != "" {
+		v := r.Verdict
+		l.Verdict = &v
+	}
+	return w.line(l)
 }
 
 // line writes v as one line of JSON with a single Write.

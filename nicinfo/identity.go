@@ -45,6 +45,12 @@ type Identity struct {
 	// MovesSource cites it. Checks judge the card's link against it.
 	MovesMbps   int
 	MovesSource string
+	// RealDevice and BoundBy, for a known masquerade, say what the device
+	// probably is ("a MikroTik CCR2004-1G-2XS-PCIe router card emulating
+	// it") and what bounds its throughput ("the card's CPU forwarding
+	// every packet"); empty otherwise.
+	RealDevice string
+	BoundBy    string
 }
 
 // Identify returns the identity verdict on each card whose reported facts
@@ -131,6 +137,7 @@ func checkUnit(u unit) (Identity, bool) {
 	id := Identity{Finding: f, Interfaces: c.names, Functions: c.addrs, Misidentified: true}
 	if c.masq != nil {
 		id.MovesMbps, id.MovesSource = c.masq.movesMbps, c.masq.movesSource
+		id.RealDevice, id.BoundBy = c.masq.probably, c.masq.bound
 	}
 	return id, true
 }

@@ -1,0 +1,55 @@
+package nicdiag
+
+import (
+	"slices"
+
+	"github.com/nicdiag/nicdiag/monitor"
+)
+
+// Limits returns the run verdict's inputs (monitor.WithLimits) for every
+// selected interface: its line rate when the driver's speed is a
+// measurement, its PCIe path and DMA profile for the budget model, the
+// ends of every hop, its USB bus speed, and what a misidentified device
+// really is.
+func (h *Host) Limits() []monitor.Limits {
+	var out []monitor.Limits
+	for _, n := range h.Selected {
+		if !n.Netdev() {
+			continue
+		}
+		l := monitor.Limits{NIC: n.Name, Virtual: n.Virtual}
+		if n.PCI != nil {
+			l.Address = n.PCI.Address.String()
+		}
+		id := h.ident[n.Name]
+		if id != nil {
+			l.RealDevice, l.BoundBy, l.MovesMbps = id.RealDevice, id.BoundBy, float64(id.MovesMbps)
+			if l.RealDevice == "" {
+				l.RealDevice = "not the chip its PCI ID names (nic.misidentified)"
+			}
+		}
+		if n.Link.SpeedMbps > 0 && id == nil && !n.Virtual {
+			l.PortMbps = float64(n.Link.SpeedMbps)
+		}
+		if n.USB != nil {
+			l.USBMbps = float64(n.USB.SpeedMbps)
+		}
+		if n.Budget != nil {
+			if links, p, ok := n.Budget.Inputs(); ok {
+				l.Links, l.Profile = links, &p
+			}
+		}
+		if n.Path != nil {
+			l.Path = append(l.Path, n.Path.Device.Address.String())
+			for _, hop := range n.Path.Hops {
+				for _, a := range []string{hop.Downstream.Address.String(), hop.Upstream.Address.String()} {
+					if a != "" && !slices.Contains(l.Path, a) {
+						l.Path = append(l.Path, a)
+					}
+				}
+			}
+		}
+		out = append(out, l)
+	}
+	return out
+}

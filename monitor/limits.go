@@ -1,0 +1,47 @@
+package monitor
+
+import (
+	"github.com/nicdiag/nicdiag/budget"
+)
+
+// Limits is what the run verdict knows of one NIC before the run: the
+// inputs of its ceilings, so that they can be solved again at the run's own
+// frame size and direction mix. nicdiag.Host.Limits builds them from an
+// inspected host; a harness may fill them itself. The record's start line
+// carries them, so that a record is judged offline the same way. The JSON
+// field names are a stable contract.
+type Limits struct {
+	// NIC is the interface name, as in the samples.
+	NIC string `json:"nic"`
+	// Address is its PCI address; empty off PCI.
+	Address string `json:"pci_address,omitempty"`
+	// PortMbps is the port's Ethernet line rate: the link speed the
+	// driver reports. 0 when unknown, and for a virtual or misidentified
+	// NIC, whose figure is nominal.
+	PortMbps float64 `json:"port_mbps,omitempty"`
+	// Links and Profile are the PCIe model's input for the NIC's path,
+	// device first (see budget.Solve); empty without a PCIe stage.
+	Links   []budget.LinkParams `json:"links,omitempty"`
+	Profile *budget.Profile     `json:"profile,omitempty"`
+	// Path lists the PCI functions at the ends of every hop of the path,
+	// device first: their link and AER counters are read during the run.
+	Path []string `json:"pcie_path,omitempty"`
+	// USBMbps is the USB bus speed the NIC enumerated at; 0 off USB.
+	USBMbps float64 `json:"usb_mbps,omitempty"`
+	// RealDevice and BoundBy, for a NIC nicdiag found to be another device
+	// under a borrowed identity, say what it probably is and what bounds
+	// it; MovesMbps is what it is known to move per direction over all
+	// its functions (0: unknown).
+	RealDevice string  `json:"real_device,omitempty"`
+	BoundBy    string  `json:"bound_by,omitempty"`
+	MovesMbps  float64 `json:"moves_mbps,omitempty"`
+	// Virtual marks a paravirtual or software NIC: no wire, no PCIe.
+	Virtual bool `json:"virtual,omitempty"`
+}
+
+// WithLimits gives the run the ceilings' inputs of the NICs sampled, for
+// the verdict (Result.Verdict). A NIC without Limits is still judged
+// against the CPUs and the command.
+func WithLimits(ls ...Limits) Option {
+	return func(o *options) { o.limits = append(o.limits, ls...) }
+}
