@@ -43,9 +43,22 @@ interface, the counters come from the first of these that has them:
      mlx4/mlx5, ena, bnxt_en, hv_netvsc, sfc, virtio_net before 6.10)
 On a terminal it redraws like top; otherwise it prints one block per sample.
 With -- CMD ARGS it runs the command (its input and output pass through),
-samples while it runs, and then prints the verdict: which core bound the
-traffic and which queues and IRQs land there. nicdiag prints nothing while
-the command runs. Ctrl-C ends sampling; the verdict covers what was sampled.
+samples while it runs (its threads too), and then prints the verdict. nicdiag
+prints nothing while the command runs. Ctrl-C ends sampling; the verdict
+covers what was sampled.
+
+The run verdict (with or without a command) puts what the NICs achieved
+(Ethernet frame bits: the driver's byte counters plus 4 bytes of FCS per
+packet) next to every ceiling at the run's own frame sizes and direction
+mix: each port's line rate, each PCIe hop of the path (the model of
+'nicdiag explain', hops shared by several NICs added up), a USB bus, the
+busiest packet core, and the command's busiest thread. It names the one
+the run reached (90 % or more): run.ethernet_bound, run.pcie_bound,
+run.tunnel_bound, run.usb_bound, run.core_bound, run.command_bound; else
+run.nic_drops (0.1 % of the packets offered), run.pause (10 pause
+frames/s), or run.outside_host. The means are over the samples that moved
+at least half as much as the busiest, so idle seconds before and after the
+load do not dilute them.
 
 --json writes one JSON line per sample and a summary line at the end
 (with a command: only the summary). --record FILE writes the same lines,
@@ -88,11 +101,12 @@ func runMonitor(ctx context.Context, e *env, args []string, f monitorFlags) int 
 			return e.fail(fmt.Errorf("monitor: --report %s: %w", f.report, err))
 		}
 	}
-	nics, static, err := monitorTargets(ctx, args)
+	nics, static, limits, err := monitorTargets(ctx, args)
 	if err != nil {
 		return e.fail(err)
 	}
-	opts := []monitor.Option{monitor.WithInterval(f.interval), monitor.WithDuration(f.duration), monitor.WithFindings(static...)}
+	opts := []monitor.Option{monitor.WithInterval(f.interval), monitor.WithDuration(f.duration), monitor.WithFindings(static...),
+		monitor.WithLimits(limits...)}
 	if f.record != "" {
 		opts = append(opts, monitor.WithRecordFile(f.record))
 	}
@@ -137,15 +151,15 @@ func runMonitor(ctx context.Context, e *env, args []string, f monitorFlags) int 
 }
 
 // monitorTargets inspects the host once and returns the netdevs to sample
-// (those named, or every physical NIC) and the static queue and IRQ
-// placement verdicts the run's own are added to.
-func monitorTargets(ctx context.Context, names []string) ([]nicinfo.NIC, []finding.Finding, error) {
+// (those named, or every physical NIC), the static queue and IRQ placement
+// verdicts the run's own are added to, and the NICs' ceilings' inputs.
+func monitorTargets(ctx context.Context, names []string) ([]nicinfo.NIC, []finding.Finding, []monitor.Limits, error) {
 	h, err := nicdiag.Inspect(ctx, nicdiag.WithInterfaces(names...))
 	if err != nil {
 		if errors.Is(err, nicinfo.ErrNoInterface) {
 			err = fmt.Errorf("%w (to run a command, put it after --)", err)
 		}
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	var nics []nicinfo.NIC
 	for _, n := range h.Selected {
@@ -153,7 +167,7 @@ func monitorTargets(ctx context.Context, names []string) ([]nicinfo.NIC, []findi
 			nics = append(nics, n.NIC)
 		}
 	}
-	return nics, h.Check(queueCheckers()...), nil
+	return nics, h.Check(queueCheckers()...), h.Limits(), nil
 }
 
 // writeRunReport writes --report at the end of a run; a failure is

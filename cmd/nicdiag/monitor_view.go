@@ -151,6 +151,7 @@ func (v *monitorView) summary(r *monitor.Result) {
 		b.WriteString("window averages:\n")
 		renderSample(&b, irq.Sample{IntervalS: s.Seconds, IRQTimeAccounted: s.IRQTimeAccounted, CPUs: s.CPUs, NICs: s.NICs})
 	}
+	renderRunVerdict(&b, r.Verdict)
 	b.WriteString("\nverdict:\n")
 	if len(s.Findings) == 0 {
 		b.WriteString("  no core was bound by packet work, and no softnet drops or squeezes\n")
@@ -162,4 +163,36 @@ func (v *monitorView) summary(r *monitor.Result) {
 		}
 	}
 	_, _ = io.WriteString(v.e.stdout, b.String())
+}
+
+// renderRunVerdict writes the run verdict's bound and its ceilings, nearest
+// first; nothing for a run with no traffic.
+func renderRunVerdict(w io.Writer, v monitor.Verdict) {
+	if v.Bound == "" || len(v.Traffic) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nrun: %s", v.Bound)
+	if v.Share != nil && v.Limit != nil {
+		fmt.Fprintf(w, " (%.0f %% of the %s ceiling)", *v.Share*100, v.Limit.Layer)
+	}
+	fmt.Fprintf(w, " over %d of %d samples with traffic\n", v.ActiveSamples, v.Samples)
+	if len(v.Ceilings) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "  %-9s %11s %11s %6s  %s\n", "LAYER", "ACHIEVED", "CEILING", "SHARE", "WHAT")
+	for i, c := range v.Ceilings {
+		if i == 6 {
+			fmt.Fprintf(w, "  (%d more in --json)\n", len(v.Ceilings)-i)
+			break
+		}
+		fmt.Fprintf(w, "  %-9s %11s %11s %5.0f%%  %s\n", c.Layer, mbpsText(c.AchievedMbps), mbpsText(c.CeilingMbps), c.Share*100, c.What)
+	}
+}
+
+// mbpsText renders Mb/s as "1378 Mb/s" or "23.1 Gb/s".
+func mbpsText(v float64) string {
+	if v >= 10000 {
+		return fmt.Sprintf("%.1f Gb/s", v/1000)
+	}
+	return fmt.Sprintf("%.0f Mb/s", v)
 }
