@@ -59,6 +59,10 @@ const (
 	// owns a CPU when it has at least this share of its busy time.
 	packetCPUShare  = 0.5
 	commandCPUShare = 0.5
+	// saturatedOwnPct: with every CPU busy, the host bounds the run only
+	// when the run's packet work and command threads add up to at least
+	// this much of one CPU.
+	saturatedOwnPct = 25.0
 	// hotPacketPct: a core at this much irq+softirq has no other work to
 	// give up; below it, the sentence says what it would carry at 100 %.
 	hotPacketPct = 90.0
@@ -263,7 +267,7 @@ func (v *Verdict) decide(w *window, limits []Limits) {
 		v.Bound = BoundOutside
 		v.Summary = fmt.Sprintf("%s exceeded its cloud allowance %s times (%s) while nothing in this host was near its limit (%s): the platform, outside this host, shaped the run",
 			allowance.NIC, num(allowance.Count), strings.Join(allowance.Counters, ", "), v.nearest())
-	case len(host) == 0:
+	case len(host) == 0 && v.BusiestCPU == nil:
 		v.Bound = BoundUnknown
 		v.Summary = fmt.Sprintf("%s moved %s, but nothing is known to judge it against: no line rate, PCIe path or CPU load was read", subjectOf(nicNames(w)), v.movedText(w, nicNames(w)))
 	default:
@@ -327,7 +331,7 @@ func (v *Verdict) boundSentence(w *window) string {
 			s += fmt.Sprintf(", %.0f %% in irq+softirq,", u.packet)
 		}
 		s += fmt.Sprintf(" while %s moved %s: that core bound this run", subjectOf(c.NICs), moved)
-		if u := w.cpu(*c.CPU); u != nil && u.packet > 0 && u.packet < hotPacketPct {
+		if u := w.cpu(*c.CPU); u != nil && u.packet >= packetCPUShare*u.busy && u.packet > 0 && u.packet < hotPacketPct {
 			s += fmt.Sprintf(" (with only packet work on it, it would carry about %s)", mbps(c.AchievedMbps*100/u.packet))
 		}
 	case BoundCommand:
@@ -696,6 +700,9 @@ func cpuCeilings(w *window) []Ceiling {
 				What: fmt.Sprintf("%s (%.0f %% irq+softirq)", cpuName(cpu), u.packet), Share: share}
 		}
 	}
+	if core == nil {
+		core = saturatedHost(w, names)
+	}
 	if core != nil {
 		out = append(out, *core)
 	}
@@ -724,6 +731,42 @@ func cpuCeilings(w *window) []Ceiling {
 		}
 	}
 	return out
+}
+
+// saturatedHost is the core ceiling of a host whose every CPU was at least
+// boundShare busy, whatever with: the packet work had no core to go to.
+// nil otherwise.
+func saturatedHost(w *window, names []string) *Ceiling {
+	// The run's own CPU use, its packet work and its command's threads,
+	// must be a real part of it: a rate-limited run on a host busy with
+	// other work was not bound by that work.
+	own := 0.0
+	for _, u := range w.cpus {
+		own += u.packet
+	}
+	for _, t := range w.threads {
+		own += t.busy()
+	}
+	if own < saturatedOwnPct {
+		return nil
+	}
+	var top *cpuUse
+	for _, u := range w.cpus {
+		if math.Min(u.busy+u.steal, 100) < boundShare*100 {
+			return nil
+		}
+		if top == nil || u.busy+u.steal > top.busy+top.steal {
+			top = u
+		}
+	}
+	if top == nil {
+		return nil
+	}
+	cpu := top.cpu
+	return &Ceiling{Layer: BoundCore, Subject: cpuName(cpu), NICs: names, CPU: &cpu,
+		What: fmt.Sprintf("%s, with every CPU at least %.0f %% busy (%.0f %% user, %.0f %% system, %.0f %% irq+softirq here): the host had no core to spare",
+			cpuName(cpu), boundShare*100, top.user, top.system, top.packet),
+		Share: math.Min(top.busy+top.steal, 100) / 100}
 }
 
 // cardCeilings: what a misidentified card is known to move.
