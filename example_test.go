@@ -6,6 +6,7 @@ import (
 
 	"github.com/nicdiag/nicdiag"
 	"github.com/nicdiag/nicdiag/budget"
+	"github.com/nicdiag/nicdiag/monitor"
 )
 
 // The seed case: a dual-port 82576 on a mini-PCIe→x1 adapter, forwarding in
@@ -34,4 +35,28 @@ func ExampleCheck() {
 		}
 	}
 	// Output: warn pcie.bottleneck enp1s0f0
+}
+
+// A harness that samples its own load judges the run against the host's
+// ceilings: here the samples of a recorded run of the seed case (both
+// 82576 ports forwarding both ways at once, testdata/runs), judged with the
+// Limits of the same machine's snapshot.
+func ExampleHost_Limits() {
+	ctx := context.Background()
+	h, err := nicdiag.Inspect(ctx, nicdiag.WithRoot("testdata/snapshots/82576-minipcie-x1"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rec, err := monitor.ReadRecordFile("testdata/runs/82576-seed-pcie.jsonl")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	v := monitor.Judge(rec.Samples, h.Limits())
+	fmt.Printf("%s bound: %.0f of %.0f Mb/s per direction at %s\n", v.Bound, v.AchievedMbps, *v.CeilingMbps, v.Limit.Subject)
+	fmt.Printf("next: %s at %.0f %%\n", v.Next.Layer, v.Next.Share*100)
+	// Output:
+	// pcie bound: 1378 of 1435 Mb/s per direction at 0000:00:1c.0
+	// next: ethernet at 70 %
 }

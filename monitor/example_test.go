@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"time"
 
+	"github.com/nicdiag/nicdiag/irq"
 	"github.com/nicdiag/nicdiag/monitor"
 	"github.com/nicdiag/nicdiag/nicinfo"
 )
@@ -68,4 +69,20 @@ func ExampleWithCommand() {
 	fmt.Println(res.Command.Argv[0], "exited with status", res.Command.ExitCode)
 	// Output:
 	// sh exited with status 3
+}
+
+// Judge a run from samples of a harness's own: one gigabit port receiving
+// near line rate with idle cores is bound by Ethernet.
+func ExampleJudge() {
+	limits := []monitor.Limits{{NIC: "eth0", PortMbps: 1000}}
+	var samples []irq.Sample
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := 1; i <= 5; i++ {
+		samples = append(samples, irq.Sample{Time: t0.Add(time.Duration(i) * time.Second), IntervalS: 1,
+			CPUs: []irq.CPURate{{CPU: 0, BusyPct: 12, SoftIRQPct: 9}},
+			NICs: []irq.NICRate{{Name: "eth0", RXPacketsPerS: 81000, RXBytesPerS: 81000 * 1514}}})
+	}
+	v := monitor.Judge(samples, limits)
+	fmt.Printf("%s: %.0f of %.0f Mb/s (%.0f %%)\n", v.Bound, v.AchievedMbps, *v.CeilingMbps, *v.Share*100)
+	// Output: ethernet: 984 of 987 Mb/s (100 %)
 }
