@@ -81,7 +81,9 @@ func cpuRate(a, b *reading, cpu int, dt, nicIRQs float64) CPURate {
 			v := pct(pt.irq, ct.irq)
 			r.IRQPct = &v
 		}
-		r.BusyPct = clampPct(100 - pct(pt.idle, ct.idle) - pct(pt.iowait, ct.iowait) - pct(pt.steal, ct.steal))
+		r.UserPct, r.SystemPct = pct(pt.user, ct.user), pct(pt.system, ct.system)
+		r.IdlePct, r.IOWaitPct, r.StealPct = pct(pt.idle, ct.idle), pct(pt.iowait, ct.iowait), pct(pt.steal, ct.steal)
+		r.BusyPct = clampPct(100 - r.IdlePct - r.IOWaitPct - r.StealPct)
 	} else if b.accounted {
 		r.IRQPct = new(float64)
 	}
