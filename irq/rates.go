@@ -64,6 +64,7 @@ func (s *Sampler) nicRates(a, b *reading, dt float64) ([]NICRate, map[int]float6
 			nr.TXBytesPerS = float64(delta64(pc.TXBytes, cc.TXBytes)) / dt
 			nr.RXDroppedPerS = float64(delta64(pc.RXDropped, cc.RXDropped)) / dt
 		}
+		nr.Losses = lossRates(a.losses[nq.NIC], b.losses[nq.NIC], dt)
 		out = append(out, nr)
 	}
 	return out, nicIRQs

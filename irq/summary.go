@@ -136,6 +136,7 @@ func meanNICs(samples []Sample) []NICRate {
 	var names []string
 	m := map[string]*NICRate{}
 	secs := map[string]float64{}
+	losses := lossMeans{}
 	for _, x := range samples {
 		w := x.IntervalS
 		for _, n := range x.NICs {
@@ -152,6 +153,7 @@ func meanNICs(samples []Sample) []NICRate {
 			a.TXBytesPerS += n.TXBytesPerS * w
 			a.RXDroppedPerS += n.RXDroppedPerS * w
 			a.IRQsPerS += n.IRQsPerS * w
+			losses.add(n.Name, n.Losses, w)
 			if n.StatsError != "" {
 				a.StatsError = n.StatsError
 			}
@@ -168,6 +170,7 @@ func meanNICs(samples []Sample) []NICRate {
 				*p /= w
 			}
 		}
+		a.Losses = losses.mean(name)
 		out = append(out, *a)
 	}
 	return out
