@@ -15,8 +15,9 @@ package irq
 //     rx_prio3_pause, tx_pb_0_pxon, rx_pause_prio_0): only device-wide
 //     counters are classified, none summed;
 //   - buffer allocation failures (alloc_rx_buff_failed, rx_alloc_fail,
-//     rx_buff_alloc_err): a failed refill is a cause of drops, counted
-//     where the drop is.
+//     rx_buff_alloc_err): each driver names them its own way, and a failure
+//     may or may not drop a packet; drivers with netdev qstats report them
+//     under one name, qstats:rx-alloc-fail.
 //
 // virtio_net's drops (rxN_drops, and since 6.10 their total rx_drops) are
 // left out too: virtio_net.c virtnet_stats sums the same per-queue counters
@@ -30,9 +31,8 @@ var lossClasses = map[string]LossClass{
 	// intel/igb/igb_ethtool.c igb_gstrings_stats, intel/igc/igc_ethtool.c
 	// igc_gstrings_stats, intel/e1000e/ethtool.c e1000_gstrings_stats,
 	// intel/ixgbe/ixgbe_ethtool.c ixgbe_gstrings_stats: RNBC, no free
-	// receive descriptor (the packet waits in the FIFO, and is counted in
-	// rx_missed_errors if that overflows). XON and XOFF frames both count as
-	// pause: either means link flow control is at work.
+	// receive descriptor. XON and XOFF frames both count as pause: either
+	// means link flow control is at work.
 	"rx_no_buffer_count":   LossNIC,
 	"rx_flow_control_xon":  LossPauseRX,
 	"rx_flow_control_xoff": LossPauseRX,
@@ -71,7 +71,7 @@ var lossClasses = map[string]LossClass{
 
 	// mellanox/mlx5/core/en_stats.c: q_stats_desc (rx_out_of_buffer, no
 	// posted receive WQE), pport_2863_stats_desc (rx/tx_discards_phy, the
-	// port's buffer), pport_802_3_stats_desc (pause frames).
+	// port's if_in/if_out_discards), pport_802_3_stats_desc (pause frames).
 	"rx_out_of_buffer":  LossNIC,
 	"rx_discards_phy":   LossNIC,
 	"tx_discards_phy":   LossTX,

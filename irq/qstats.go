@@ -25,7 +25,9 @@ const (
 	netdevAQstatsTxPackets = 10 // NETDEV_A_QSTATS_TX_PACKETS, uint
 	netdevAQstatsTxBytes   = 11 // NETDEV_A_QSTATS_TX_BYTES, uint
 
-	// Receive drop counters (Linux 6.10 and later), read as losses.
+	// Receive drop counters, read as losses. An
+	// allocation failure may or may not drop a packet (netdev.yaml), and
+	// counts as one.
 	netdevAQstatsRxAllocFail      = 12 // NETDEV_A_QSTATS_RX_ALLOC_FAIL, uint
 	netdevAQstatsRxHwDrops        = 13 // NETDEV_A_QSTATS_RX_HW_DROPS, uint
 	netdevAQstatsRxHwDropOverruns = 14 // NETDEV_A_QSTATS_RX_HW_DROP_OVERRUNS, uint
