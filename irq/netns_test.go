@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -195,6 +196,9 @@ func TestKernelVethTraffic(t *testing.T) {
 		if x.NICs[0].StatsError != "" {
 			t.Fatal(x.NICs[0].StatsError)
 		}
+		// veth has no NIC to miss or overrun; its rx/tx drops (a full
+		// backlog) may move under this load.
+		checkVethLosses(t, x.NICs[0].Losses, "sysfs:rx_missed_errors", "sysfs:rx_fifo_errors", "sysfs:rx_over_errors")
 	}
 	t.Logf("%d datagrams received; sampler saw %.0f NET_RX softirqs and %.0f packets on ndtest1", got, netRX, pkts)
 	if netRX <= 0 {
@@ -202,6 +206,27 @@ func TestKernelVethTraffic(t *testing.T) {
 	}
 	if pkts < float64(got)/2 {
 		t.Errorf("ndtest1 rx packets %.0f, listener got %d", pkts, got)
+	}
+}
+
+// vethLosses are the loss entries of a veth read over netlink: the
+// interface's, none from ethtool (veth's statistics are XDP counters) or
+// qstats (veth has none).
+var vethLosses = []string{"sysfs:rx_dropped", "sysfs:rx_fifo_errors", "sysfs:rx_missed_errors", "sysfs:rx_over_errors", "sysfs:tx_dropped"}
+
+// checkVethLosses checks that a veth's loss entries are vethLosses, in
+// that order, and that those named in zero are at 0/s.
+func checkVethLosses(t *testing.T, losses []LossRate, zero ...string) {
+	t.Helper()
+	var names []string
+	for _, l := range losses {
+		names = append(names, l.Name)
+		if slices.Contains(zero, l.Name) && l.PerS != 0 {
+			t.Errorf("%s = %v/s on a veth", l.Name, l.PerS)
+		}
+	}
+	if !slices.Equal(names, vethLosses) {
+		t.Errorf("veth loss entries = %q, want %q", names, vethLosses)
 	}
 }
 
@@ -244,11 +269,14 @@ func TestKernelSamplerWithNetns(t *testing.T) {
 		}
 		return x.NICs[0]
 	}
-	if n := sample(WithNetns(nsPath(ns))); n.StatsError != "" || n.QueueStatsError != "" {
+	n := sample(WithNetns(nsPath(ns)))
+	if n.StatsError != "" || n.QueueStatsError != "" {
 		t.Errorf("in its namespace: stats %q, queue stats %q", n.StatsError, n.QueueStatsError)
 	}
-	if n := sample(); n.StatsError == "" {
-		t.Error("the caller's namespace has counters for ndns0")
+	// An idle veth: every loss counter there, at 0/s.
+	checkVethLosses(t, n.Losses, vethLosses...)
+	if n := sample(); n.StatsError == "" || len(n.Losses) != 0 {
+		t.Errorf("the caller's namespace has counters for ndns0: %q %v", n.StatsError, n.Losses)
 	}
 	bad := filepath.Join(t.TempDir(), "nope")
 	if n := sample(WithNetns(bad)); !strings.Contains(n.StatsError, bad) || !strings.Contains(n.QueueStatsError, bad) {

@@ -18,7 +18,11 @@ type options struct {
 	// tells an explicit withQueueStats(nil) from the default.
 	queueStats    queueStatser
 	queueStatsSet bool
-	now           func() time.Time
+	// lossStats is nil when driver loss counters are off; lossStatsSet as
+	// queueStatsSet.
+	lossStats    lossStatser
+	lossStatsSet bool
+	now          func() time.Time
 }
 
 func newOptions(opts []Option) options {
@@ -42,12 +46,15 @@ func newOptions(opts []Option) options {
 	if !o.queueStatsSet && live {
 		o.queueStats = defaultQueueStats(o.netns)
 	}
+	if !o.lossStatsSet && live {
+		o.lossStats = ethtoolLossStats{netns: o.netns}
+	}
 	return o
 }
 
 // WithRoot reads /proc and /sys under dir instead of the live host ("/").
-// Under another root per-queue counters are not read (a snapshot has none)
-// and WithNetns has no effect.
+// Under another root per-queue counters and the driver's ethtool loss
+// counters are not read (a snapshot has none) and WithNetns has no effect.
 func WithRoot(dir string) Option {
 	return func(o *options) { o.root = fsroot.New(dir) }
 }
@@ -73,8 +80,10 @@ func WithInterval(d time.Duration) Option {
 // (Linux 6.8+, the only source for virtio_net since 6.10), then, where the
 // kernel has no netdev family or QSTATS_GET, reports no queue rows for the
 // interface, or that read fails, from the driver's ethtool statistics,
-// whose answer or error stands. A NIC in another namespace needs WithNetns:
-// otherwise its QueueStatsError reads "no such device".
+// whose answer or error stands. The driver's ethtool loss counters (see
+// NICRate.Losses) are read in the same namespace, once per NIC and
+// reading. A NIC in another namespace needs WithNetns: otherwise its
+// QueueStatsError reads "no such device".
 func WithNetns(path string) Option {
 	return func(o *options) { o.netns = path }
 }
@@ -83,6 +92,12 @@ func WithNetns(path string) Option {
 // them off (tests).
 func withQueueStats(s queueStatser) Option {
 	return func(o *options) { o.queueStats, o.queueStatsSet = s, true }
+}
+
+// withLossStats replaces where the driver's loss counters come from; nil
+// turns them off (tests).
+func withLossStats(s lossStatser) Option {
+	return func(o *options) { o.lossStats, o.lossStatsSet = s, true }
 }
 
 // withClock replaces time.Now (tests).

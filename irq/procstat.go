@@ -8,9 +8,10 @@ import (
 	"github.com/prometheus/procfs"
 )
 
-// cpuTimes is one CPU's line of /proc/stat, in seconds.
+// cpuTimes is one CPU's line of /proc/stat, in seconds. user holds user
+// and nice time.
 type cpuTimes struct {
-	total, idle, iowait, steal, irq, softirq float64
+	total, user, system, idle, iowait, steal, irq, softirq float64
 }
 
 // readStat reads /proc/stat with procfs, keyed by CPU id (only online CPUs
@@ -26,7 +27,8 @@ func readStat(p procfs.FS) (map[int]cpuTimes, bool, error) {
 	for id, c := range st.CPU {
 		// guest and guest_nice are already inside user and nice.
 		t := c.User + c.Nice + c.System + c.Idle + c.Iowait + c.IRQ + c.SoftIRQ + c.Steal
-		out[int(id)] = cpuTimes{total: t, idle: c.Idle, iowait: c.Iowait, steal: c.Steal, irq: c.IRQ, softirq: c.SoftIRQ}
+		out[int(id)] = cpuTimes{total: t, user: c.User + c.Nice, system: c.System, idle: c.Idle, iowait: c.Iowait,
+			steal: c.Steal, irq: c.IRQ, softirq: c.SoftIRQ}
 		if c.IRQ > 0 {
 			accounted = true
 		}

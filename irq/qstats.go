@@ -25,6 +25,13 @@ const (
 	netdevAQstatsTxPackets = 10 // NETDEV_A_QSTATS_TX_PACKETS, uint
 	netdevAQstatsTxBytes   = 11 // NETDEV_A_QSTATS_TX_BYTES, uint
 
+	// Receive drop counters, read as losses. An
+	// allocation failure may or may not drop a packet (netdev.yaml), and
+	// counts as one.
+	netdevAQstatsRxAllocFail      = 12 // NETDEV_A_QSTATS_RX_ALLOC_FAIL, uint
+	netdevAQstatsRxHwDrops        = 13 // NETDEV_A_QSTATS_RX_HW_DROPS, uint
+	netdevAQstatsRxHwDropOverruns = 14 // NETDEV_A_QSTATS_RX_HW_DROP_OVERRUNS, uint
+
 	netdevQueueTypeRX = 0 // NETDEV_QUEUE_TYPE_RX
 	netdevQueueTypeTX = 1 // NETDEV_QUEUE_TYPE_TX
 
@@ -44,13 +51,20 @@ const (
 // rows for it. The default source then reads ethtool statistics instead.
 var errNoQstats = errors.New("no netdev queue statistics")
 
+// qstatsLosses are the loss counters of a qstats row, by LossRate.Name,
+// in qstatsRow.losses order.
+var qstatsLosses = [...]string{lossQstats + "rx-alloc-fail", lossQstats + "rx-hw-drops", lossQstats + "rx-hw-drop-overruns"}
+
 // parseQstatsDump turns the messages of a NETDEV_CMD_QSTATS_GET dump (each
 // the payload after the nlmsghdr: genlmsghdr, then attributes) into the
 // counters of the interface ifindex. Rows of other interfaces are skipped;
-// a counter absent from a row is one the driver does not fill. A truncated,
-// malformed or contradictory message is an error.
+// a counter absent from a row is one the driver does not fill. The loss
+// counters (qstatsLosses) are summed over the rows that have them, into
+// Losses; a queue-scope dump leaves out what a driver counts outside its
+// queues (its base statistics), so the sums can fall short of the device's.
+// A truncated, malformed or contradictory message is an error.
 func parseQstatsDump(msgs [][]byte, ifindex uint32) (queueCounters, error) {
-	out := queueCounters{RX: map[int]queueCounter{}, TX: map[int]queueCounter{}}
+	out := queueCounters{RX: map[int]queueCounter{}, TX: map[int]queueCounter{}, Losses: lossCounters{}}
 	seen := map[[2]uint32]bool{}
 	for i, m := range msgs {
 		r, err := parseQstatsMsg(m)
@@ -74,6 +88,12 @@ func parseQstatsDump(msgs [][]byte, ifindex uint32) (queueCounters, error) {
 		if c.HasPackets || c.HasBytes {
 			dst[int(r.qid)] = c
 		}
+		for j, name := range qstatsLosses {
+			if r.has&(hasRXAllocFail<<j) != 0 {
+				l := out.Losses[name]
+				out.Losses[name] = lossCounter{LossNIC, l.Value + r.losses[j]}
+			}
+		}
 	}
 	return out, nil
 }
@@ -82,7 +102,8 @@ func parseQstatsDump(msgs [][]byte, ifindex uint32) (queueCounters, error) {
 type qstatsRow struct {
 	ifindex, qtype, qid                    uint32
 	rxPackets, rxBytes, txPackets, txBytes uint64
-	has                                    uint8
+	losses                                 [len(qstatsLosses)]uint64
+	has                                    uint16
 }
 
 const (
@@ -93,6 +114,9 @@ const (
 	hasRXBytes
 	hasTXPackets
 	hasTXBytes
+	hasRXAllocFail // then one bit per qstatsLosses entry
+	hasRXHwDrops
+	hasRXHwDropOverruns
 )
 
 // parseQstatsMsg reads one qstats message: a genlmsghdr and flat
@@ -130,6 +154,10 @@ func parseQstatsMsg(b []byte) (qstatsRow, error) {
 		case netdevAQstatsTxBytes:
 			r.txBytes, err = attrUint(v)
 			r.has |= hasTXBytes
+		case netdevAQstatsRxAllocFail, netdevAQstatsRxHwDrops, netdevAQstatsRxHwDropOverruns:
+			j := typ - netdevAQstatsRxAllocFail
+			r.losses[j], err = attrUint(v)
+			r.has |= hasRXAllocFail << j
 		}
 		if err != nil {
 			return fmt.Errorf("attribute %d: %w", typ, err)

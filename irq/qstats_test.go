@@ -3,6 +3,7 @@ package irq
 import (
 	"encoding/binary"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -43,7 +44,7 @@ func TestParseQstatsDump(t *testing.T) {
 	msgs := [][]byte{
 		// rx 0: counters that fit in 32 bits come as 4 bytes (nla_put_uint)
 		qrow(4, netdevQueueTypeRX, 0, nla(netdevAQstatsRxPackets, u32(13516)), nla(netdevAQstatsRxBytes, u32(411004270)),
-			nla(12, u32(7))), // NETDEV_A_QSTATS_RX_ALLOC_FAIL: not ours, skipped
+			nla(netdevAQstatsRxAllocFail, u32(7))), // a loss counter, summed into Losses
 		// rx 1: 8-byte counters, packets only
 		qrow(4, netdevQueueTypeRX, 1, nla(netdevAQstatsRxPackets, u64(1<<40))),
 		// tx 0: with NLA_F_NET_BYTEORDER-free flags masked (NLA_F_NESTED on an unknown attr)
@@ -70,6 +71,9 @@ func TestParseQstatsDump(t *testing.T) {
 	if len(c.RX) != 2 || len(c.TX) != 1 {
 		t.Errorf("counters = %+v", c)
 	}
+	if len(c.Losses) != 1 || c.Losses["qstats:rx-alloc-fail"] != (lossCounter{LossNIC, 7}) {
+		t.Errorf("losses = %+v", c.Losses)
+	}
 	if c, err := parseQstatsDump(msgs, 9); err != nil || len(c.RX)+len(c.TX) != 0 {
 		t.Errorf("other ifindex: %+v, %v", c, err)
 	}
@@ -78,6 +82,39 @@ func TestParseQstatsDump(t *testing.T) {
 	m = append(m, nla(99, []byte{1})[:5]...)
 	if _, err := parseQstatsDump([][]byte{m}, 4); err != nil {
 		t.Errorf("unpadded last attribute: %v", err)
+	}
+}
+
+// TestParseQstatsDumpLosses sums the receive drop counters over the rx
+// queues of the interface, also from a row with no packet counters, and
+// leaves out the ones no row has.
+func TestParseQstatsDumpLosses(t *testing.T) {
+	msgs := [][]byte{
+		qrow(4, netdevQueueTypeRX, 0, nla(netdevAQstatsRxPackets, u32(10)),
+			nla(netdevAQstatsRxHwDrops, u32(5)), nla(netdevAQstatsRxHwDropOverruns, u64(1<<33))),
+		qrow(4, netdevQueueTypeRX, 1, nla(netdevAQstatsRxHwDrops, u32(0)), nla(netdevAQstatsRxHwDropOverruns, u32(2))),
+		qrow(4, netdevQueueTypeTX, 0, nla(netdevAQstatsTxPackets, u32(3))),
+		qrow(5, netdevQueueTypeRX, 0, nla(netdevAQstatsRxHwDrops, u32(1000))), // another interface
+	}
+	c, err := parseQstatsDump(msgs, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := lossCounters{"qstats:rx-hw-drops": {LossNIC, 5}, "qstats:rx-hw-drop-overruns": {LossNIC, 1<<33 + 2}}
+	if len(c.Losses) != len(want) || c.Losses["qstats:rx-hw-drops"] != want["qstats:rx-hw-drops"] ||
+		c.Losses["qstats:rx-hw-drop-overruns"] != want["qstats:rx-hw-drop-overruns"] {
+		t.Errorf("losses = %+v, want %+v", c.Losses, want)
+	}
+	if len(c.RX) != 1 || len(c.TX) != 1 {
+		t.Errorf("queues = %+v", c)
+	}
+	if c.Ethtool {
+		t.Error("qstats counters say they are ethtool's")
+	}
+	// A loss counter of the wrong width is malformed, as any uint is.
+	bad := qrow(4, netdevQueueTypeRX, 0, nla(netdevAQstatsRxHwDrops, []byte{1, 2}))
+	if _, err := parseQstatsDump([][]byte{bad}, 4); !errors.Is(err, ErrMalformed) {
+		t.Errorf("2-byte rx-hw-drops: %v", err)
 	}
 }
 
@@ -117,6 +154,8 @@ func FuzzParseQstatsDump(f *testing.F) {
 	f.Add(qrow(4, netdevQueueTypeRX, 0, nla(netdevAQstatsRxPackets, u32(13516)), nla(netdevAQstatsRxBytes, u64(411004270))), 8)
 	f.Add(qrow(4, netdevQueueTypeTX, 3, nla(netdevAQstatsTxPackets, u32(1)), nla(netdevAQstatsTxBytes, u32(2))), 0)
 	f.Add([]byte{12, 1, 0, 0, 5, 0, 1, 0, 4}, 3)
+	f.Add(qrow(4, netdevQueueTypeRX, 1, nla(netdevAQstatsRxAllocFail, u32(1)), nla(netdevAQstatsRxHwDrops, u64(2)),
+		nla(netdevAQstatsRxHwDropOverruns, u32(3))), 12)
 	f.Fuzz(func(t *testing.T, b []byte, split int) {
 		// One message, or two cut at split.
 		msgs := [][]byte{b}
@@ -125,10 +164,15 @@ func FuzzParseQstatsDump(f *testing.F) {
 		}
 		c, err := parseQstatsDump(msgs, 4)
 		if err != nil {
-			if len(c.RX)+len(c.TX) != 0 {
+			if len(c.RX)+len(c.TX)+len(c.Losses) != 0 {
 				t.Fatalf("error %v with counters", err)
 			}
 			return
+		}
+		for name, l := range c.Losses {
+			if !slices.Contains(qstatsLosses[:], name) || l.Class != LossNIC {
+				t.Fatalf("loss %q: %+v", name, l)
+			}
 		}
 		for _, m := range []map[int]queueCounter{c.RX, c.TX} {
 			for q, v := range m {

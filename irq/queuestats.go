@@ -21,6 +21,13 @@ type queueCounter struct {
 type queueCounters struct {
 	RX map[int]queueCounter
 	TX map[int]queueCounter
+	// Losses are the loss counters the same read returned, by
+	// LossRate.Name: netdev qstats drop counters summed over the queues, or
+	// the driver's ethtool loss counters (see lossClass).
+	Losses lossCounters
+	// Ethtool says the read was of the driver's ethtool statistics: their
+	// loss counters are in Losses and need no second read.
+	Ethtool bool
 }
 
 // queueStatser reads a NIC's per-queue counters by interface name.
@@ -35,32 +42,44 @@ func (f queueStatsFunc) counters(iface string) (queueCounters, error) { return f
 
 // ethtoolQueueStats reads per-queue counters from the driver's ethtool
 // statistics (ETHTOOL_GSTATS, what `ethtool -S` prints) and keeps those
-// parseQueueStats understands. It opens a socket per call in the network
-// namespace whose file is at netns ("": the caller's); e, when set (tests),
-// is used instead. A driver without ethtool statistics (EOPNOTSUPP) yields
-// empty counters, not an error.
+// parseQueueStats understands, and the loss counters lossClass knows. It
+// opens a socket per call in the network namespace whose file is at netns
+// ("": the caller's); e, when set (tests), is used instead. A driver
+// without ethtool statistics (EOPNOTSUPP) yields empty counters, not an
+// error.
 type ethtoolQueueStats struct {
 	netns string
 	e     *ethtool.Ethtool
 }
 
 func (s ethtoolQueueStats) counters(iface string) (queueCounters, error) {
-	e := s.e
+	m, err := readEthtoolStats(s.e, s.netns, iface)
+	if err != nil {
+		return queueCounters{}, err
+	}
+	c := parseQueueStats(m)
+	c.Losses, c.Ethtool = lossCounters{}, true
+	ethtoolLosses(m, c.Losses)
+	return c, nil
+}
+
+// readEthtoolStats reads iface's ethtool statistics through e, or when e is
+// nil through a socket opened for the call in the network namespace at
+// netns ("": the caller's). A driver without them (EOPNOTSUPP) has none:
+// nil, no error.
+func readEthtoolStats(e *ethtool.Ethtool, netns, iface string) (map[string]uint64, error) {
 	if e == nil {
 		var err error
-		if e, err = ethtoolIn(s.netns); err != nil {
-			return queueCounters{}, err
+		if e, err = ethtoolIn(netns); err != nil {
+			return nil, err
 		}
 		defer e.Close()
 	}
 	m, err := e.Stats(iface)
 	if errors.Is(err, unix.EOPNOTSUPP) {
-		return parseQueueStats(nil), nil
+		return nil, nil
 	}
-	if err != nil {
-		return queueCounters{}, err
-	}
-	return parseQueueStats(m), nil
+	return m, err
 }
 
 // parseQueueStats picks the per-queue packet and byte counters out of a

@@ -64,6 +64,7 @@ func (s *Sampler) nicRates(a, b *reading, dt float64) ([]NICRate, map[int]float6
 			nr.TXBytesPerS = float64(delta64(pc.TXBytes, cc.TXBytes)) / dt
 			nr.RXDroppedPerS = float64(delta64(pc.RXDropped, cc.RXDropped)) / dt
 		}
+		nr.Losses = lossRates(a.losses[nq.NIC], b.losses[nq.NIC], dt)
 		out = append(out, nr)
 	}
 	return out, nicIRQs
@@ -81,7 +82,9 @@ func cpuRate(a, b *reading, cpu int, dt, nicIRQs float64) CPURate {
 			v := pct(pt.irq, ct.irq)
 			r.IRQPct = &v
 		}
-		r.BusyPct = clampPct(100 - pct(pt.idle, ct.idle) - pct(pt.iowait, ct.iowait) - pct(pt.steal, ct.steal))
+		r.UserPct, r.SystemPct = pct(pt.user, ct.user), pct(pt.system, ct.system)
+		r.IdlePct, r.IOWaitPct, r.StealPct = pct(pt.idle, ct.idle), pct(pt.iowait, ct.iowait), pct(pt.steal, ct.steal)
+		r.BusyPct = clampPct(100 - r.IdlePct - r.IOWaitPct - r.StealPct)
 	} else if b.accounted {
 		r.IRQPct = new(float64)
 	}

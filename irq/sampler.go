@@ -38,6 +38,7 @@ type reading struct {
 	linkErr   map[string]error
 	queues    map[string]queueCounters
 	queueErr  map[string]error
+	losses    map[string]lossCounters
 	missing   []string
 }
 
@@ -140,6 +141,7 @@ func (s *Sampler) read(r *reading) error {
 	} else {
 		r.queues, r.queueErr = map[string]queueCounters{}, map[string]error{}
 	}
+	s.readLosses(r)
 	return nil
 }
 

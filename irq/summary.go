@@ -98,6 +98,11 @@ func meanCPUs(samples []Sample, accounted bool) []CPURate {
 			}
 			a.r.SoftIRQPct += c.SoftIRQPct * w
 			a.r.BusyPct += c.BusyPct * w
+			a.r.UserPct += c.UserPct * w
+			a.r.SystemPct += c.SystemPct * w
+			a.r.IdlePct += c.IdlePct * w
+			a.r.IOWaitPct += c.IOWaitPct * w
+			a.r.StealPct += c.StealPct * w
 			a.r.NetRXPerS += c.NetRXPerS * w
 			a.r.NetTXPerS += c.NetTXPerS * w
 			a.r.NICIRQsPerS += c.NICIRQsPerS * w
@@ -112,7 +117,8 @@ func meanCPUs(samples []Sample, accounted bool) []CPURate {
 			continue
 		}
 		r := a.r
-		for _, p := range []*float64{&r.SoftIRQPct, &r.BusyPct, &r.NetRXPerS, &r.NetTXPerS, &r.NICIRQsPerS,
+		for _, p := range []*float64{&r.SoftIRQPct, &r.BusyPct, &r.UserPct, &r.SystemPct, &r.IdlePct, &r.IOWaitPct, &r.StealPct,
+			&r.NetRXPerS, &r.NetTXPerS, &r.NICIRQsPerS,
 			&r.SoftnetProcessedPerS, &r.SoftnetDroppedPerS, &r.SoftnetSqueezedPerS} {
 			*p /= a.secs
 		}
@@ -130,6 +136,7 @@ func meanNICs(samples []Sample) []NICRate {
 	var names []string
 	m := map[string]*NICRate{}
 	secs := map[string]float64{}
+	losses := lossMeans{}
 	for _, x := range samples {
 		w := x.IntervalS
 		for _, n := range x.NICs {
@@ -146,6 +153,7 @@ func meanNICs(samples []Sample) []NICRate {
 			a.TXBytesPerS += n.TXBytesPerS * w
 			a.RXDroppedPerS += n.RXDroppedPerS * w
 			a.IRQsPerS += n.IRQsPerS * w
+			losses.add(n.Name, n.Losses, w)
 			if n.StatsError != "" {
 				a.StatsError = n.StatsError
 			}
@@ -162,6 +170,7 @@ func meanNICs(samples []Sample) []NICRate {
 				*p /= w
 			}
 		}
+		a.Losses = losses.mean(name)
 		out = append(out, *a)
 	}
 	return out

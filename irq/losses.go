@@ -1,0 +1,192 @@
+package irq
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/safchain/ethtool"
+)
+
+// lossCounter is one loss counter's value at a reading.
+type lossCounter struct {
+	Class LossClass
+	Value uint64
+}
+
+// lossCounters are a NIC's loss counters at a reading, keyed by
+// LossRate.Name.
+type lossCounters map[string]lossCounter
+
+// The sources of loss counters: the prefix of LossRate.Name, in the order
+// NICRate.Losses lists them.
+const (
+	lossSysfs   = "sysfs:"
+	lossQstats  = "qstats:"
+	lossEthtool = "ethtool:"
+)
+
+// linkLosses adds the loss counters among an interface's statistics to dst:
+// rx_dropped always, the others where they were read. They are named sysfs:
+// also when read over netlink: both report the kernel's one set of
+// interface counters (dev_get_stats).
+func linkLosses(c linkCounters, dst lossCounters) {
+	dst[lossSysfs+"rx_dropped"] = lossCounter{LossNIC, c.RXDropped}
+	for _, f := range [...]struct {
+		name  string
+		has   linkHas
+		class LossClass
+		v     uint64
+	}{
+		{"rx_missed_errors", hasRXMissedErrors, LossNIC, c.RXMissedErrors},
+		{"rx_fifo_errors", hasRXFIFOErrors, LossNIC, c.RXFIFOErrors},
+		{"rx_over_errors", hasRXOverErrors, LossNIC, c.RXOverErrors},
+		{"tx_dropped", hasTXDropped, LossTX, c.TXDropped},
+	} {
+		if c.Has&f.has != 0 {
+			dst[lossSysfs+f.name] = lossCounter{f.class, f.v}
+		}
+	}
+}
+
+// ethtoolLosses adds the loss counters among a driver's ethtool statistics
+// (those lossClass knows) to dst.
+func ethtoolLosses(stats map[string]uint64, dst lossCounters) {
+	for name, v := range stats {
+		if c, ok := lossClass(name); ok {
+			dst[lossEthtool+name] = lossCounter{c, v}
+		}
+	}
+}
+
+// lossStatser reads a NIC's driver loss counters by interface name.
+type lossStatser interface {
+	losses(iface string) (lossCounters, error)
+}
+
+// lossStatsFunc adapts a function to lossStatser.
+type lossStatsFunc func(iface string) (lossCounters, error)
+
+func (f lossStatsFunc) losses(iface string) (lossCounters, error) { return f(iface) }
+
+// ethtoolLossStats reads the loss counters among a driver's ethtool
+// statistics, through a socket opened per call in the network namespace
+// whose file is at netns ("": the caller's); e, when set (tests), is used
+// instead. A driver without ethtool statistics has no loss counters there,
+// and that is no error.
+type ethtoolLossStats struct {
+	netns string
+	e     *ethtool.Ethtool
+}
+
+func (s ethtoolLossStats) losses(iface string) (lossCounters, error) {
+	m, err := readEthtoolStats(s.e, s.netns, iface)
+	if err != nil {
+		return nil, err
+	}
+	out := lossCounters{}
+	ethtoolLosses(m, out)
+	return out, nil
+}
+
+// readLosses gathers each NIC's loss counters at reading r, whose link and
+// queue counters are read: the interface's, those the queue read returned,
+// and, unless that read was of the driver's ethtool statistics already,
+// those of the loss source (one ETHTOOL_GSTATS call per NIC, not two). A
+// loss source that fails is named in r.missing.
+func (s *Sampler) readLosses(r *reading) {
+	if r.losses == nil {
+		r.losses = make(map[string]lossCounters, len(s.nics))
+	}
+	clear(r.losses)
+	for _, n := range s.nics {
+		m := lossCounters{}
+		if c, ok := r.links[n.Name]; ok {
+			linkLosses(c, m)
+		}
+		q, ok := r.queues[n.Name]
+		maps.Copy(m, q.Losses)
+		if s.o.lossStats != nil && !(ok && q.Ethtool) {
+			l, err := s.o.lossStats.losses(n.Name)
+			if err != nil {
+				r.missing = append(r.missing, "ethtool -S "+n.Name+": "+err.Error())
+			}
+			maps.Copy(m, l)
+		}
+		r.losses[n.Name] = m
+	}
+}
+
+// lossRates returns the rate of every loss counter present at both readings,
+// 0 included (a reader must tell "no drops" from "not counted"), sysfs:
+// first, then qstats:, then ethtool:, each by name. A counter that went
+// down was reset and counts from 0.
+func lossRates(a, b lossCounters, dt float64) []LossRate {
+	var out []LossRate
+	for name, cc := range b {
+		if pc, ok := a[name]; ok {
+			out = append(out, LossRate{Name: name, Class: cc.Class, PerS: float64(delta64(pc.Value, cc.Value)) / dt})
+		}
+	}
+	slices.SortFunc(out, compareLoss)
+	return out
+}
+
+func compareLoss(a, b LossRate) int {
+	return cmp.Or(cmp.Compare(lossSource(a.Name), lossSource(b.Name)), strings.Compare(a.Name, b.Name))
+}
+
+// lossSource ranks a loss name by its source.
+func lossSource(name string) int {
+	switch {
+	case strings.HasPrefix(name, lossSysfs):
+		return 0
+	case strings.HasPrefix(name, lossQstats):
+		return 1
+	case strings.HasPrefix(name, lossEthtool):
+		return 2
+	}
+	return 3
+}
+
+// lossMeans averages loss rates over a window by NIC and name, each sample
+// weighted by its interval. A counter's mean is over the seconds it was
+// counted in: one absent from a sample was not counted there, not 0.
+type lossMeans map[string]map[string]*lossMean
+
+type lossMean struct {
+	r    LossRate // PerS holds the weighted sum until mean
+	secs float64
+}
+
+func (m lossMeans) add(nic string, losses []LossRate, w float64) {
+	byName := m[nic]
+	if byName == nil {
+		byName = map[string]*lossMean{}
+		m[nic] = byName
+	}
+	for _, l := range losses {
+		a := byName[l.Name]
+		if a == nil {
+			a = &lossMean{r: LossRate{Name: l.Name, Class: l.Class}}
+			byName[l.Name] = a
+		}
+		a.r.PerS += l.PerS * w
+		a.secs += w
+	}
+}
+
+// mean returns nic's window means, in lossRates' order.
+func (m lossMeans) mean(nic string) []LossRate {
+	var out []LossRate
+	for _, a := range m[nic] {
+		r := a.r
+		if a.secs > 0 {
+			r.PerS /= a.secs
+		}
+		out = append(out, r)
+	}
+	slices.SortFunc(out, compareLoss)
+	return out
+}
