@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: vet, unit and snapshot tests (with the race detector), the
 # real-kernel tests (veth in throwaway namespaces; they skip without root), a
-# short fuzz pass over every fuzz target, and the QEMU lab when NICDIAG_LAB=1.
+# short fuzz pass over every fuzz target, the iperf3 run-verdict tests alone
+# (they measure CPU saturation), and the QEMU lab when NICDIAG_LAB=1.
 #   FUZZTIME=30s ./test.sh      fuzz longer (default 4s per target; 0 skips)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -31,6 +32,9 @@ if [ "$fuzztime" != 0 ]; then
 		done
 	done
 fi
+
+# Tests that measure CPU saturation run alone, on a quiet machine.
+NICDIAG_ALONE=1 go test -count=1 -v -run 'TestRunVerdictIperf3' ./cmd/nicdiag/
 
 if [ "${NICDIAG_LAB:-0}" = 1 ]; then
 	NICDIAG_LAB=1 go test -count=1 -v -timeout 40m ./internal/lab/
