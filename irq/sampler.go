@@ -24,6 +24,7 @@ type Sampler struct {
 	softirqCPUs []int
 	prev, cur   *reading
 	buf         []byte // /proc/interrupts, reused
+	watch       taskWatch
 }
 
 // reading is one read of every source.
@@ -38,6 +39,7 @@ type reading struct {
 	linkErr   map[string]error
 	queues    map[string]queueCounters
 	queueErr  map[string]error
+	tasks     taskReading // the watched tree
 	missing   []string
 }
 
@@ -140,6 +142,7 @@ func (s *Sampler) read(r *reading) error {
 	} else {
 		r.queues, r.queueErr = map[string]queueCounters{}, map[string]error{}
 	}
+	s.readTasks(r)
 	return nil
 }
 

@@ -46,7 +46,10 @@ type Summary struct {
 	// CPUs holds each CPU's rates averaged over the window (time-weighted).
 	CPUs []CPURate `json:"cpus"`
 	// NICs holds each NIC's rates averaged over the window.
-	NICs     []NICRate         `json:"nics"`
+	NICs []NICRate `json:"nics"`
+	// Threads holds each watched task's rates averaged over the samples it
+	// appeared in, busiest first (see Sampler.Watch).
+	Threads  []ThreadRate      `json:"threads,omitempty"`
 	Findings []finding.Finding `json:"findings"`
 }
 
@@ -71,6 +74,7 @@ func Summarize(samples []Sample) Summary {
 	}
 	s.CPUs = meanCPUs(samples, s.IRQTimeAccounted)
 	s.NICs = meanNICs(samples)
+	s.Threads = meanThreads(samples)
 	s.Findings = append(s.Findings, hotCores(samples, s)...)
 	s.Findings = append(s.Findings, softnetFindings(samples, s)...)
 	finding.Sort(s.Findings)
