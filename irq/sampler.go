@@ -40,6 +40,7 @@ type reading struct {
 	queues    map[string]queueCounters
 	queueErr  map[string]error
 	tasks     taskReading // the watched tree
+	pcie      []pciRead
 	missing   []string
 }
 
@@ -143,6 +144,7 @@ func (s *Sampler) read(r *reading) error {
 		r.queues, r.queueErr = map[string]queueCounters{}, map[string]error{}
 	}
 	s.readTasks(r)
+	s.readPCIe(r)
 	return nil
 }
 

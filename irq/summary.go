@@ -49,7 +49,9 @@ type Summary struct {
 	NICs []NICRate `json:"nics"`
 	// Threads holds each watched task's rates averaged over the samples it
 	// appeared in, busiest first (see Sampler.Watch).
-	Threads  []ThreadRate      `json:"threads,omitempty"`
+	Threads []ThreadRate `json:"threads,omitempty"`
+	// PCIe holds each function of WithPCIe over the window.
+	PCIe     []PCIeSummary     `json:"pcie,omitempty"`
 	Findings []finding.Finding `json:"findings"`
 }
 
@@ -75,6 +77,7 @@ func Summarize(samples []Sample) Summary {
 	s.CPUs = meanCPUs(samples, s.IRQTimeAccounted)
 	s.NICs = meanNICs(samples)
 	s.Threads = meanThreads(samples)
+	s.PCIe = summarizePCIe(samples)
 	s.Findings = append(s.Findings, hotCores(samples, s)...)
 	s.Findings = append(s.Findings, softnetFindings(samples, s)...)
 	finding.Sort(s.Findings)
