@@ -23,6 +23,7 @@ type options struct {
 	lossStats    lossStatser
 	lossStatsSet bool
 	now          func() time.Time
+	pcie         []string // WithPCIe addresses
 }
 
 func newOptions(opts []Option) options {
@@ -86,6 +87,17 @@ func WithInterval(d time.Duration) Option {
 // QueueStatsError reads "no such device".
 func WithNetns(path string) Option {
 	return func(o *options) { o.netns = path }
+}
+
+// WithPCIe makes each Sample.PCIe hold, for each PCI function addrs names
+// ("0000:01:00.0"; the domain may be left out), its current link speed and
+// width and the AER errors it logged in the interval, read from
+// /sys/bus/pci/devices/ADDR (current_link_speed, current_link_width,
+// aer_dev_correctable, aer_dev_nonfatal, aer_dev_fatal), in this order. A
+// function that cannot be read has its PCIeState.Error set; the sample
+// stands.
+func WithPCIe(addrs ...string) Option {
+	return func(o *options) { o.pcie = append(o.pcie, addrs...) }
 }
 
 // withQueueStats replaces where per-queue counters come from; nil turns

@@ -17,6 +17,8 @@ func (s *Sampler) rates(a, b *reading) Sample {
 		out.IntervalS = 0
 		dt = math.Inf(1)
 	}
+	out.Threads = threadRates(a, b, dt)
+	out.PCIe = pcieStates(a.pcie, b.pcie)
 	var nicIRQs map[int]float64
 	out.NICs, nicIRQs = s.nicRates(a, b, dt)
 	// CPUs online at both readings; one that came online in between has no

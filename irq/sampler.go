@@ -24,6 +24,7 @@ type Sampler struct {
 	softirqCPUs []int
 	prev, cur   *reading
 	buf         []byte // /proc/interrupts, reused
+	watch       taskWatch
 }
 
 // reading is one read of every source.
@@ -39,6 +40,8 @@ type reading struct {
 	queues    map[string]queueCounters
 	queueErr  map[string]error
 	losses    map[string]lossCounters
+	tasks     taskReading // the watched tree
+	pcie      []pciRead
 	missing   []string
 }
 
@@ -142,6 +145,8 @@ func (s *Sampler) read(r *reading) error {
 		r.queues, r.queueErr = map[string]queueCounters{}, map[string]error{}
 	}
 	s.readLosses(r)
+	s.readTasks(r)
+	s.readPCIe(r)
 	return nil
 }
 

@@ -46,7 +46,12 @@ type Summary struct {
 	// CPUs holds each CPU's rates averaged over the window (time-weighted).
 	CPUs []CPURate `json:"cpus"`
 	// NICs holds each NIC's rates averaged over the window.
-	NICs     []NICRate         `json:"nics"`
+	NICs []NICRate `json:"nics"`
+	// Threads holds each watched task's rates averaged over the samples it
+	// appeared in, busiest first (see Sampler.Watch).
+	Threads []ThreadRate `json:"threads,omitempty"`
+	// PCIe holds each function of WithPCIe over the window.
+	PCIe     []PCIeSummary     `json:"pcie,omitempty"`
 	Findings []finding.Finding `json:"findings"`
 }
 
@@ -71,6 +76,8 @@ func Summarize(samples []Sample) Summary {
 	}
 	s.CPUs = meanCPUs(samples, s.IRQTimeAccounted)
 	s.NICs = meanNICs(samples)
+	s.Threads = meanThreads(samples)
+	s.PCIe = summarizePCIe(samples)
 	s.Findings = append(s.Findings, hotCores(samples, s)...)
 	s.Findings = append(s.Findings, softnetFindings(samples, s)...)
 	finding.Sort(s.Findings)

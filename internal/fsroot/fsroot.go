@@ -69,6 +69,9 @@ func (r Root) Dir() string {
 // Path maps a kernel path to a host path under the root.
 func (r Root) Path(p string) string {
 	if r.dir == "" {
+		if strings.HasPrefix(p, "/") {
+			return path.Clean(p) // no copy when already clean
+		}
 		return path.Clean("/" + p)
 	}
 	return filepath.Join(r.dir, path.Clean("/"+p))

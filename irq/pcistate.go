@@ -1,0 +1,195 @@
+package irq
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/nicdiag/nicdiag/internal/fsroot"
+	"github.com/nicdiag/nicdiag/pcie"
+)
+
+// maxSysfsFile bounds one sysfs attribute: a page, 64 KiB on some arm64
+// and ppc64 kernels.
+const maxSysfsFile = 64 << 10
+
+// aerFiles are the AER statistics files of a function and their total
+// lines, in the order of pciRead.aer.
+var aerFiles = [3]struct{ file, total string }{
+	{pcie.AERCorrectableFile, pcie.AERCorrectableTotal},
+	{pcie.AERNonFatalFile, pcie.AERNonFatalTotal},
+	{pcie.AERFatalFile, pcie.AERFatalTotal},
+}
+
+// pciRead is one PCI function of WithPCIe at a reading.
+type pciRead struct {
+	addr   string // canonical when it parses
+	gts    float64
+	width  int
+	aer    [3]uint64 // correctable, nonfatal, fatal totals
+	hasAER [3]bool
+	err    string
+}
+
+// readPCIe reads every function of WithPCIe into r.pcie, in option order.
+func (s *Sampler) readPCIe(r *reading) {
+	r.pcie = r.pcie[:0]
+	for _, a := range s.o.pcie {
+		r.pcie = append(r.pcie, readPCIFunction(s.o.root, a))
+	}
+}
+
+// readPCIFunction reads the current link speed and width of the PCI
+// function at address raw and the totals of its AER statistics files. Files
+// that are absent leave their values unset (a conventional PCI function has
+// no link files; one without the AER capability no AER files); a function
+// that is gone, or files that cannot be read or parsed, are named in err.
+func readPCIFunction(root fsroot.Root, raw string) pciRead {
+	a, err := pcie.ParseAddress(raw)
+	if err != nil {
+		return pciRead{addr: raw, err: err.Error()}
+	}
+	out := pciRead{addr: string(a)}
+	dir := "/sys/bus/pci/devices/" + out.addr
+	if !root.Exists(dir) {
+		out.err = fmt.Errorf("%w: %s", pcie.ErrNotFound, a).Error()
+		return out
+	}
+	var errs []string
+	attr := func(name string) (string, bool) {
+		s, err := root.ReadString(dir + "/" + name)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, name+": "+err.Error())
+		}
+		return s, err == nil
+	}
+	if s, ok := attr("current_link_speed"); ok {
+		v, err := pcie.ParseSpeed(s)
+		if err != nil && !errors.Is(err, pcie.ErrUnknownSpeed) {
+			errs = append(errs, "current_link_speed: "+err.Error())
+		}
+		out.gts = v // 0 when Unknown: no link
+	}
+	if s, ok := attr("current_link_width"); ok {
+		v, err := pcie.ParseWidth(s)
+		if err != nil {
+			errs = append(errs, "current_link_width: "+err.Error())
+		}
+		out.width = v
+	}
+	for i, f := range aerFiles {
+		b, err := root.ReadFileMax(dir+"/"+f.file, maxSysfsFile)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			errs = append(errs, f.file+": "+err.Error())
+			continue
+		}
+		m, err := pcie.ParseAERCounters(b)
+		if err != nil {
+			errs = append(errs, f.file+": "+err.Error())
+			continue
+		}
+		v, ok := m[f.total]
+		if !ok {
+			errs = append(errs, fmt.Sprintf("%s: %v: no %s line", f.file, pcie.ErrBadAER, f.total))
+			continue
+		}
+		out.aer[i], out.hasAER[i] = v, true
+	}
+	out.err = strings.Join(errs, "; ")
+	return out
+}
+
+// pcieStates returns each function's link at reading b and its AER errors
+// between a and b: nil unless both readings have the count; a count that
+// went down (the function was removed and added again) counts from 0.
+func pcieStates(a, b []pciRead) []PCIeState {
+	if len(b) == 0 {
+		return nil
+	}
+	out := make([]PCIeState, len(b))
+	for i, cur := range b {
+		st := PCIeState{Address: cur.addr, GTs: cur.gts, Width: cur.width, Error: cur.err}
+		if i < len(a) && a[i].addr == cur.addr {
+			d := [3]**uint64{&st.AERCorrectable, &st.AERNonFatal, &st.AERFatal}
+			for k := range d {
+				if a[i].hasAER[k] && cur.hasAER[k] {
+					v := delta64(a[i].aer[k], cur.aer[k])
+					*d[k] = &v
+				}
+			}
+		}
+		out[i] = st
+	}
+	return out
+}
+
+// PCIeSummary is one PCI function of WithPCIe over a window: its link at
+// the start and the end, the lowest and highest speed and width it had, and
+// the AER errors it logged. Link values come from the samples that could
+// read it; 0 is a link that was down or a function without link files.
+type PCIeSummary struct {
+	Address    string  `json:"address"`
+	StartGTs   float64 `json:"start_gts"`
+	StartWidth int     `json:"start_width"`
+	MinGTs     float64 `json:"min_gts"`
+	MinWidth   int     `json:"min_width"`
+	MaxGTs     float64 `json:"max_gts"`
+	MaxWidth   int     `json:"max_width"`
+	EndGTs     float64 `json:"end_gts"`
+	EndWidth   int     `json:"end_width"`
+	// AERCorrectable, AERNonFatal and AERFatal total the samples' AER
+	// errors; nil when no sample had the count.
+	AERCorrectable *uint64 `json:"aer_correctable,omitempty"`
+	AERNonFatal    *uint64 `json:"aer_nonfatal,omitempty"`
+	AERFatal       *uint64 `json:"aer_fatal,omitempty"`
+	// ReadSamples counts the samples that read the function without error.
+	ReadSamples int `json:"read_samples"`
+	// Error is the last error a sample had, when one had.
+	Error string `json:"error,omitempty"`
+}
+
+// summarizePCIe folds the samples' PCIe states per address, in the order
+// the addresses first appear (the order of WithPCIe).
+func summarizePCIe(samples []Sample) []PCIeSummary {
+	var out []PCIeSummary
+	idx := map[string]int{}
+	for _, x := range samples {
+		for _, st := range x.PCIe {
+			i, ok := idx[st.Address]
+			if !ok {
+				i = len(out)
+				idx[st.Address] = i
+				out = append(out, PCIeSummary{Address: st.Address})
+			}
+			p := &out[i]
+			add := func(sum **uint64, d *uint64) {
+				if d != nil {
+					if *sum == nil {
+						*sum = new(uint64)
+					}
+					**sum += *d
+				}
+			}
+			add(&p.AERCorrectable, st.AERCorrectable)
+			add(&p.AERNonFatal, st.AERNonFatal)
+			add(&p.AERFatal, st.AERFatal)
+			if st.Error != "" {
+				p.Error = st.Error
+				continue
+			}
+			if p.ReadSamples == 0 {
+				p.StartGTs, p.StartWidth = st.GTs, st.Width
+				p.MinGTs, p.MinWidth, p.MaxGTs, p.MaxWidth = st.GTs, st.Width, st.GTs, st.Width
+			}
+			p.ReadSamples++
+			p.MinGTs, p.MaxGTs = min(p.MinGTs, st.GTs), max(p.MaxGTs, st.GTs)
+			p.MinWidth, p.MaxWidth = min(p.MinWidth, st.Width), max(p.MaxWidth, st.Width)
+			p.EndGTs, p.EndWidth = st.GTs, st.Width
+		}
+	}
+	return out
+}

@@ -1,0 +1,107 @@
+package pcie
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"github.com/nicdiag/nicdiag/internal/text"
+)
+
+// ErrBadAER: an AER statistics file (aer_dev_correctable, aer_dev_nonfatal,
+// aer_dev_fatal) is not lines of "NAME COUNT".
+var ErrBadAER = errors.New("pcie: malformed AER counters")
+
+// AER statistics files in a PCI function's sysfs directory, present where
+// the function has the AER capability (Linux 4.19 and later), and the name
+// of the line that totals each.
+const (
+	AERCorrectableFile = "aer_dev_correctable" // total line TOTAL_ERR_COR
+	AERNonFatalFile    = "aer_dev_nonfatal"    // total line TOTAL_ERR_NONFATAL
+	AERFatalFile       = "aer_dev_fatal"       // total line TOTAL_ERR_FATAL
+
+	AERCorrectableTotal = "TOTAL_ERR_COR"
+	AERNonFatalTotal    = "TOTAL_ERR_NONFATAL"
+	AERFatalTotal       = "TOTAL_ERR_FATAL"
+)
+
+// maxAERLines bounds a file: the kernel writes at most one line per status
+// bit (32) and the total.
+const maxAERLines = 64
+
+// AERError says which line of an AER statistics file is malformed. It
+// matches ErrBadAER.
+type AERError struct {
+	Line   int    // 1-based; 0 when not about one line
+	Reason string // "want NAME COUNT: \"RxErr\""
+}
+
+// Error renders "pcie: malformed AER counters: line 3: ...".
+func (e *AERError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%v: line %d: %s", ErrBadAER, e.Line, e.Reason)
+	}
+	return fmt.Sprintf("%v: %s", ErrBadAER, e.Reason)
+}
+
+// Unwrap returns ErrBadAER.
+func (e *AERError) Unwrap() error { return ErrBadAER }
+
+// ParseAERCounters parses an AER statistics file as the kernel writes it
+// (drivers/pci/pcie/aer.c): one "NAME COUNT" line per error type, named
+// ("RxErr 0", "BadTLP 3") or, for a status bit without a name that counted,
+// "dev_cor_errs_bit[N] COUNT", then the total ("TOTAL_ERR_COR 3"). It
+// returns the counts by name. An empty file, a line that is not a name and a
+// decimal count, a repeated name or more than 64 lines is an *AERError.
+func ParseAERCounters(b []byte) (map[string]uint64, error) {
+	out := make(map[string]uint64, 20)
+	line := 0
+	for len(b) > 0 {
+		var l []byte
+		l, b, _ = bytes.Cut(b, []byte("\n"))
+		line++
+		if line > maxAERLines {
+			return nil, &AERError{Reason: fmt.Sprintf("more than %d lines", maxAERLines)}
+		}
+		f := bytes.Fields(l)
+		if len(f) == 0 && len(b) == 0 {
+			break // the final newline, or trailing space
+		}
+		if len(f) != 2 {
+			return nil, &AERError{Line: line, Reason: fmt.Sprintf("want NAME COUNT: %q", text.Clip(string(l)))}
+		}
+		v, ok := decimal(f[1])
+		if !ok {
+			return nil, &AERError{Line: line, Reason: fmt.Sprintf("count is not a decimal number: %q", text.Clip(string(f[1])))}
+		}
+		name := string(f[0])
+		if _, dup := out[name]; dup {
+			return nil, &AERError{Line: line, Reason: fmt.Sprintf("%q repeated", text.Clip(name))}
+		}
+		out[name] = v
+	}
+	if len(out) == 0 {
+		return nil, &AERError{Reason: "no counters"}
+	}
+	return out, nil
+}
+
+// decimal parses an unsigned decimal uint64: digits only, no sign, no
+// overflow.
+func decimal(b []byte) (uint64, bool) {
+	if len(b) == 0 || len(b) > 20 {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		d := uint64(c - '0')
+		if v > (1<<64-1-d)/10 {
+			return 0, false
+		}
+		v = v*10 + d
+	}
+	return v, true
+}
