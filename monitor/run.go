@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/irq"
@@ -24,6 +25,7 @@ type Run struct {
 	cmd     *exec.Cmd
 	cmdDone <-chan CommandResult
 	looped  chan struct{} // closed when sampling has ended
+	watch   atomic.Int64  // a pid for Watch to hand the sampler; -1: none
 
 	mu      sync.Mutex
 	samples []irq.Sample
@@ -87,12 +89,17 @@ func Start(ctx context.Context, nics []nicinfo.NIC, opts ...Option) (*Run, error
 	if o.interval < MinInterval {
 		return nil, ErrInterval
 	}
-	s, err := irq.NewSampler(ctx, nics, append(slices.Clone(o.irq), irq.WithInterval(o.interval))...)
+	iopts := append(slices.Clone(o.irq), irq.WithInterval(o.interval))
+	if addrs := pathAddrs(o.limits); len(addrs) > 0 {
+		iopts = append(iopts, irq.WithPCIe(addrs...))
+	}
+	s, err := irq.NewSampler(ctx, nics, iopts...)
 	if err != nil {
 		return nil, err
 	}
 	r := &Run{o: o, ctx: ctx, sampler: s, cmd: o.cmd, looped: make(chan struct{}), wake: make(chan struct{}),
 		queues: slices.Clone(s.Queues())}
+	r.watch.Store(-1)
 	if err := r.rec.open(o); err != nil {
 		return nil, err
 	}
@@ -114,6 +121,7 @@ func Start(ctx context.Context, nics []nicinfo.NIC, opts ...Option) (*Run, error
 			r.rec.close()
 			return nil, err
 		}
+		s.Watch(o.cmd.Process.Pid) // before the loop: the sampler is not shared yet
 	}
 	go r.loop(sctx)
 	return r, nil
@@ -124,6 +132,9 @@ func Start(ctx context.Context, nics []nicinfo.NIC, opts ...Option) (*Run, error
 func (r *Run) loop(ctx context.Context) {
 	defer close(r.looped)
 	for {
+		if pid := r.watch.Swap(-1); pid >= 0 {
+			r.sampler.Watch(int(pid))
+		}
 		x, err := r.sampler.Next(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -182,6 +193,30 @@ func (r *Run) Next(ctx context.Context) (irq.Sample, error) {
 			return irq.Sample{}, ctx.Err()
 		}
 	}
+}
+
+// Watch makes the process tree rooted at pid the run's command for the
+// verdict: from the next reading on, each sample's Threads holds its
+// tasks (see irq.Sampler.Watch), and its busiest thread is a ceiling.
+// A harness calls it with its load generator's pid; WithCommand does it
+// by itself. 0 stops watching.
+func (r *Run) Watch(pid int) {
+	if pid >= 0 {
+		r.watch.Store(int64(pid))
+	}
+}
+
+// pathAddrs lists the PCI functions of every Limits' path, once each.
+func pathAddrs(ls []Limits) []string {
+	var out []string
+	for _, l := range ls {
+		for _, a := range l.Path {
+			if !slices.Contains(out, a) {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
 }
 
 // Queues returns the NIC → IRQ map in use: the one of the latest reading.
