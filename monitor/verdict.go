@@ -335,8 +335,14 @@ func (v *Verdict) boundSentence(w *window) string {
 			s += fmt.Sprintf(" (with only packet work on it, it would carry about %s)", mbps(c.AchievedMbps*100/u.packet))
 		}
 	case BoundCommand:
-		s = fmt.Sprintf("%s ran %s while %s moved %s: the command bound this run, not the network path", c.What,
-			pct(c.Share), subjectOf(c.NICs), moved)
+		s = c.What
+		if t := w.thread(c.TID); t != nil {
+			s += fmt.Sprintf(" used %.0f %% of a CPU (%.0f %% user, %.0f %% system)", t.busy(), t.user, t.system)
+			if u := w.cpu(*c.CPU); u != nil {
+				s += fmt.Sprintf(" with %s %.0f %% busy", cpuName(*c.CPU), u.busy+u.steal)
+			}
+		}
+		s += fmt.Sprintf(" while %s moved %s: the command bound this run, not the network path", subjectOf(c.NICs), moved)
 	default:
 		s = fmt.Sprintf("%s moved %s, %s of the %s %s carries at this run's mix: %s bound this run",
 			subjectOf(c.NICs), moved, pct(c.Share), mbps(c.CeilingMbps), c.What, layerWords(c.Layer))
@@ -718,7 +724,7 @@ func cpuCeilings(w *window) []Ceiling {
 			cpu := c
 			cmd = &Ceiling{Layer: BoundCommand, Subject: fmt.Sprintf("%d (%s) on %s", t.tid, t.comm, cpuName(c)), NICs: names,
 				CPU: &cpu, TID: t.tid, Share: share,
-				What: fmt.Sprintf("thread %d (%s) of the command, %.0f %% user and %.0f %% system, on %s", t.tid, t.comm, t.user, t.system, cpuName(c))}
+				What: fmt.Sprintf("the command's thread %d (%s) on %s", t.tid, t.comm, cpuName(c))}
 		}
 	}
 	if cmd != nil && cmd.Share > 0 {
@@ -793,6 +799,15 @@ func cardCeilings(w *window, limits []Limits) []Ceiling {
 			AchievedMbps: got, CeilingMbps: l.MovesMbps, Share: got / l.MovesMbps})
 	}
 	return out
+}
+
+func (w *window) thread(tid int) *threadUse {
+	for _, t := range w.threads {
+		if t.tid == tid {
+			return t
+		}
+	}
+	return nil
 }
 
 func (w *window) cpu(id int) *cpuUse {
