@@ -2,7 +2,14 @@ package monitor
 
 import (
 	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/nicdiag/nicdiag/budget"
+	"github.com/nicdiag/nicdiag/irq"
 )
 
 // FuzzReadRecord: any input either fails with a non-empty error and no
@@ -51,4 +58,76 @@ func FuzzReadRecord(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzJudge: whatever record ReadRecord accepts, Judge over its samples
+// and the start line's limits returns a known bound and finite,
+// non-negative numbers, marshals, and is the verdict ReadRecord computed.
+// go test ./monitor -run '^$' -fuzz FuzzJudge -fuzztime 60s
+func FuzzJudge(f *testing.F) {
+	runs, err := filepath.Glob(filepath.Join("..", "testdata", "runs", "*.jsonl"))
+	if err != nil || len(runs) == 0 {
+		f.Fatalf("no seed runs: %v", err)
+	}
+	for _, p := range runs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add(testRecord(f, 6))
+	f.Add(judgeSeed(f))
+	f.Add([]byte(`{"type":"start","limits":[{"nic":"x","port_mbps":1e308,"usb_mbps":480,"links":[{"addr":"a","gts":3.7,"width":0}],"profile":{}}]}` + "\n" +
+		`{"type":"sample","interval_s":1e-6,"cpus":[{"cpu":0,"busy_pct":1e308,"steal_pct":-5,"softirq_pct":1e308}],"nics":[{"name":"x","rx_packets_per_s":1e-300,"rx_bytes_per_s":1e300,"losses":[{"name":"n","class":"nic","per_s":1e308}]}],"threads":[{"tid":1,"user_pct":1e308,"cpu":-1}]}` + "\n"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		rec, err := ReadRecord(bytes.NewReader(in))
+		if err != nil {
+			return
+		}
+		v := Judge(rec.Samples, rec.Limits)
+		checkVerdict(t, v)
+		if v.Samples != len(rec.Samples) {
+			t.Errorf("%d samples judged of %d", v.Samples, len(rec.Samples))
+		}
+		a, _ := json.Marshal(v)
+		b, _ := json.Marshal(rec.Verdict)
+		if !bytes.Equal(a, b) {
+			t.Errorf("Judge is not deterministic:\n%s\n%s", a, b)
+		}
+	})
+}
+
+// judgeSeed is a record with every kind of limit and sample field the
+// verdict weighs: a PCIe pair, a USB NIC, a tunnel, a card, threads,
+// losses, live PCIe states with AER counts.
+func judgeSeed(t testing.TB) []byte {
+	prof := prof82576()
+	limits := append(pairLimits(),
+		Limits{NIC: "usb0", PortMbps: 1000, USBMbps: 480},
+		Limits{NIC: "tb0", PortMbps: 10_000, Profile: prof, Links: []budget.LinkParams{{Addr: "0000:05:00.0", GTs: 8, Width: 4},
+			{Addr: "0000:00:07.0", GTs: 8, Width: 4, TunnelGbps: 22}}},
+		Limits{NIC: "card0", PortMbps: 10_000, RealDevice: "a router emulating it", BoundBy: "its CPU", MovesMbps: 3000})
+	one := uint64(1)
+	r := runOf{
+		cpus: append(pairCPUs(), cpuAt(4, 0, 0, 100, 0)),
+		nics: append(pairNICs(1, irq.LossRate{Name: "sysfs:rx_missed_errors", Class: irq.LossNIC, PerS: 600},
+			irq.LossRate{Name: "ethtool:rx_flow_control_xoff", Class: irq.LossPauseRX, PerS: 50}),
+			nicAt("usb0", 16_000, fullBytes, 16_000, fullBytes), nicAt("tb0", 700_000, fullBytes, 30_000, 62,
+				irq.LossRate{Name: "ethtool:bw_in_allowance_exceeded", Class: irq.LossAllowance, PerS: 2}),
+			nicAt("card0", 200_000, fullBytes, 100_000, 62)),
+		threads: []irq.ThreadRate{{PID: 9, TID: 9, Comm: "iperf3", UserPct: 95, SystemPct: 5, CPU: 4}, {PID: 9, TID: 10, Comm: "iperf3", UserPct: 3, CPU: 1}},
+		pcie:    []irq.PCIeState{{Address: rootPort, GTs: 5, Width: 1, AERCorrectable: &one}, {Address: "0000:01:00.0", GTs: 2.5, Width: 1}},
+	}
+	var b bytes.Buffer
+	w := NewWriter(&b)
+	if err := w.WriteStart(time.Second, []string{"iperf3", "-c", "peer"}, nil, limits); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range r.samples(4) {
+		if err := w.WriteSample(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b.Bytes()
 }

@@ -186,12 +186,18 @@ func Judge(samples []irq.Sample, limits []Limits) Verdict {
 		v.Summary = fmt.Sprintf("the sampled NICs moved almost nothing (at most %.2f Mb/s, %.0f frames/s, in %d samples): there is no run to judge", w.peakMbps, w.peakPPS, w.samples)
 		return v
 	}
+	limits = cleanLimits(limits)
 	lim := limitsByName(limits)
 	v.Ceilings = append(v.Ceilings, ethernetCeilings(w, lim)...)
 	v.Ceilings = append(v.Ceilings, pcieCeilings(w, limits)...)
 	v.Ceilings = append(v.Ceilings, usbCeilings(w, lim)...)
 	v.Ceilings = append(v.Ceilings, cpuCeilings(w)...)
 	v.Ceilings = append(v.Ceilings, cardCeilings(w, limits)...)
+	// A ceiling whose numbers overflowed (absurd counters against a tiny
+	// capacity) says nothing and would make the verdict unencodable.
+	v.Ceilings = slices.DeleteFunc(v.Ceilings, func(c Ceiling) bool {
+		return !finite(c.Share) || !finite(c.AchievedMbps) || !finite(c.CeilingMbps)
+	})
 	sortCeilings(v.Ceilings)
 	fillTrafficCeilings(v.Traffic, v.Ceilings)
 	v.decide(w, limits)
@@ -200,6 +206,27 @@ func Judge(samples []irq.Sample, limits []Limits) Verdict {
 	v.Findings = append(v.Findings, linkFindings(w, limits)...)
 	finding.Sort(v.Findings)
 	return v
+}
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+// maxLimitMbps bounds a rate in Limits (1 Pb/s); cleanLimits drops rates
+// above it, negative, NaN or infinite, as unknown.
+const maxLimitMbps = 1e9
+
+// cleanLimits returns ls with each rate that is not one (see
+// maxLimitMbps) set to 0, unknown. ls itself is not changed.
+func cleanLimits(ls []Limits) []Limits {
+	out := slices.Clone(ls)
+	for i := range out {
+		l := &out[i]
+		for _, p := range []*float64{&l.PortMbps, &l.USBMbps, &l.MovesMbps} {
+			if !(*p > 0 && *p <= maxLimitMbps) {
+				*p = 0
+			}
+		}
+	}
+	return out
 }
 
 // physical reports whether a layer is a physical path ceiling.
@@ -267,7 +294,9 @@ func (v *Verdict) decide(w *window, limits []Limits) {
 		v.Bound = BoundOutside
 		v.Summary = fmt.Sprintf("%s exceeded its cloud allowance %s times (%s) while nothing in this host was near its limit (%s): the platform, outside this host, shaped the run",
 			allowance.NIC, num(allowance.Count), strings.Join(allowance.Counters, ", "), v.nearest())
-	case len(host) == 0 && v.BusiestCPU == nil:
+	case len(v.Ceilings) == 0 && v.BusiestCPU == nil:
+		// Only nothing at all is unknown: a card's known rate, or CPUs
+		// that were read and not saturated, are something to judge by.
 		v.Bound = BoundUnknown
 		v.Summary = fmt.Sprintf("%s moved %s, but nothing is known to judge it against: no line rate, PCIe path or CPU load was read", subjectOf(nicNames(w)), v.movedText(w, nicNames(w)))
 	default:
@@ -331,7 +360,7 @@ func (v *Verdict) boundSentence(w *window) string {
 			s += fmt.Sprintf(", %.0f %% in irq+softirq,", u.packet)
 		}
 		s += fmt.Sprintf(" while %s moved %s: that core bound this run", subjectOf(c.NICs), moved)
-		if u := w.cpu(*c.CPU); u != nil && u.packet >= packetCPUShare*u.busy && u.packet > 0 && u.packet < hotPacketPct {
+		if u := w.cpu(*c.CPU); u != nil && u.packet >= 1 && u.packet >= packetCPUShare*u.busy && u.packet < hotPacketPct {
 			s += fmt.Sprintf(" (with only packet work on it, it would carry about %s)", mbps(c.AchievedMbps*100/u.packet))
 		}
 	case BoundCommand:
@@ -436,8 +465,14 @@ func frameBytes(bps, pps float64) float64 {
 	if pps <= 0 {
 		return 0
 	}
-	return bps/pps + 4
+	// A few bytes counted over a fraction of a packet make no frame: the
+	// mean is held to maxFrameBytes, finite.
+	return math.Min(bps/pps+4, maxFrameBytes)
 }
+
+// maxFrameBytes bounds a mean frame size: no NIC counts a larger packet
+// (a GSO packet counted as one is at most 64 KiB).
+const maxFrameBytes = 1 << 20
 
 // modelFrame clamps a mean frame size to what the model accepts.
 func modelFrame(f float64) int {

@@ -94,12 +94,40 @@ type pcieUse struct {
 // bytes are added per packet.
 func frameBits(bytesPerS, pktsPerS float64) float64 { return (bytesPerS + 4*pktsPerS) * 8 }
 
+// maxRate is the largest rate (bytes, packets or counts per second) a
+// sample is taken to mean: above it, or negative, NaN or infinite, a rate
+// is a broken counter, not traffic, and reads as 0. One such value would
+// otherwise turn every mean and ceiling into NaN or Inf.
+const maxRate = 1e15
+
+// rate is v as a rate: 0 when it is not one (see maxRate).
+func rate(v float64) float64 {
+	if v >= 0 && v <= maxRate {
+		return v
+	}
+	return 0
+}
+
+// pctOf is v as a percentage of one CPU: in [0, 100], 0 when NaN.
+func pctOf(v float64) float64 {
+	if v >= 0 {
+		return math.Min(v, 100)
+	}
+	return 0
+}
+
+// nicRates are a NIC's rates in a sample, as rates (see rate).
+func nicRates(n irq.NICRate) (rxPPS, txPPS, rxBPS, txBPS float64) {
+	return rate(n.RXPacketsPerS), rate(n.TXPacketsPerS), rate(n.RXBytesPerS), rate(n.TXBytesPerS)
+}
+
 // sampleTraffic is the sampled NICs' traffic in one sample: frame Mb/s and
 // frames/s, both directions.
 func sampleTraffic(x irq.Sample) (mbps, pps float64) {
 	for _, n := range x.NICs {
-		mbps += (frameBits(n.RXBytesPerS, n.RXPacketsPerS) + frameBits(n.TXBytesPerS, n.TXPacketsPerS)) / 1e6
-		pps += n.RXPacketsPerS + n.TXPacketsPerS
+		rxP, txP, rxB, txB := nicRates(n)
+		mbps += (frameBits(rxB, rxP) + frameBits(txB, txP)) / 1e6
+		pps += rxP + txP
 	}
 	return mbps, pps
 }
@@ -117,7 +145,7 @@ func reduce(samples []irq.Sample) *window {
 	pcieIdx := map[string]int{}
 	for _, x := range samples {
 		dt := x.IntervalS
-		if !(dt > 0) {
+		if !(dt > 0 && dt <= maxInterval) {
 			continue
 		}
 		m, p := sampleTraffic(x)
@@ -129,25 +157,26 @@ func reduce(samples []irq.Sample) *window {
 				nics[n.Name] = u
 				w.nics = append(w.nics, u)
 			}
-			u.rxPackets += n.RXPacketsPerS * dt
+			rxP, txP, rxB, txB := nicRates(n)
+			u.rxPackets += rxP * dt
 			for _, l := range n.Losses {
 				i := slices.IndexFunc(u.losses, func(c lossCount) bool { return c.name == l.Name })
 				if i < 0 {
 					u.losses = append(u.losses, lossCount{name: l.Name, class: l.Class})
 					i = len(u.losses) - 1
 				}
-				u.losses[i].count += l.PerS * dt
+				u.losses[i].count += rate(l.PerS) * dt
 				u.losses[i].secs += dt
 			}
 			if active {
-				u.rxPPS += n.RXPacketsPerS * dt
-				u.txPPS += n.TXPacketsPerS * dt
-				u.rxBPS += n.RXBytesPerS * dt
-				u.txBPS += n.TXBytesPerS * dt
+				u.rxPPS += rxP * dt
+				u.txPPS += txP * dt
+				u.rxBPS += rxB * dt
+				u.txBPS += txB * dt
 			}
 		}
 		for _, c := range x.CPUs {
-			w.softnetDrops += c.SoftnetDroppedPerS * dt
+			w.softnetDrops += rate(c.SoftnetDroppedPerS) * dt
 		}
 		for _, s := range x.PCIe {
 			i, ok := pcieIdx[s.Address]
@@ -174,21 +203,25 @@ func reduce(samples []irq.Sample) *window {
 				cpus[c.CPU] = u
 			}
 			u.secs += dt
-			u.busy += c.BusyPct * dt
-			u.packet += c.PacketPct() * dt
-			u.steal += c.StealPct * dt
-			u.user += c.UserPct * dt
-			u.system += c.SystemPct * dt
-			u.softirq += c.SoftIRQPct * dt
+			u.busy += pctOf(c.BusyPct) * dt
+			packet := pctOf(c.SoftIRQPct)
 			if c.IRQPct != nil {
-				u.irq += *c.IRQPct * dt
+				packet = math.Min(packet+pctOf(*c.IRQPct), 100)
+			}
+			u.packet += packet * dt
+			u.steal += pctOf(c.StealPct) * dt
+			u.user += pctOf(c.UserPct) * dt
+			u.system += pctOf(c.SystemPct) * dt
+			u.softirq += pctOf(c.SoftIRQPct) * dt
+			if c.IRQPct != nil {
+				u.irq += pctOf(*c.IRQPct) * dt
 			} else {
 				u.irqKnown = false
 			}
-			u.netRX += c.NetRXPerS * dt
-			u.netTX += c.NetTXPerS * dt
-			u.nicIRQs += c.NICIRQsPerS * dt
-			u.softnetP += c.SoftnetProcessedPerS * dt
+			u.netRX += rate(c.NetRXPerS) * dt
+			u.netTX += rate(c.NetTXPerS) * dt
+			u.nicIRQs += rate(c.NICIRQsPerS) * dt
+			u.softnetP += rate(c.SoftnetProcessedPerS) * dt
 		}
 		for _, t := range x.Threads {
 			u := threads[t.TID]
@@ -199,9 +232,10 @@ func reduce(samples []irq.Sample) *window {
 			}
 			u.comm = t.Comm
 			u.secs += dt
-			u.user += t.UserPct * dt
-			u.system += t.SystemPct * dt
-			u.onCPU[t.CPU] += t.BusyPct() * dt
+			user, system := pctOf(t.UserPct), pctOf(t.SystemPct)
+			u.user += user * dt
+			u.system += system * dt
+			u.onCPU[t.CPU] += (user + system) * dt
 		}
 	}
 	if w.seconds > 0 {
