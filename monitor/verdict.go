@@ -1049,7 +1049,10 @@ func linkFindings(w *window, limits []Limits) []finding.Finding {
 	}
 	var out []finding.Finding
 	for _, p := range w.pcieAll {
-		if p.seen {
+		// A link has two ends; the upstream port of each modelled hop
+		// speaks for it, so that one change is one finding.
+		_, upstream := start[p.addr]
+		if p.seen && (upstream || len(start) == 0) {
 			at := linkText(p.firstGTs, p.firstWidth)
 			if k, ok := start[p.addr]; ok {
 				at = linkText(k.GTs, k.Width)
