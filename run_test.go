@@ -100,7 +100,7 @@ var fieldRuns = []runCase{{
 	cpus:        []cpuLoad{{irq: 5, softirq: 35, system: 2}, {irq: 4, softirq: 30, system: 2}, {system: 3}, {system: 2}},
 	want:        monitor.BoundEthernet,
 	wantShareLo: 0.99, wantShareHi: 1.0,
-	wantText:    []string{"the Ethernet link bound this run"},
+	wantText: []string{"the Ethernet link bound this run"},
 }, {
 	name:     "ccr2004-fastpath-off-outside",
 	snapshot: "ccr2004-host",
