@@ -123,8 +123,9 @@ func TestBrowserLoads(t *testing.T) {
 	if m := pageErrors.FindAllString(log, -1); len(m) > 0 {
 		t.Errorf("the page logged errors:\n%s", strings.Join(m, "\n"))
 	}
-	for _, want := range []string{"chart heatmap-load", "chart heatmap-net-rx", "chart heatmap-net-tx", "chart heatmap-queues",
-		"chart lines-softnet", "chart lines-throughput", "irq.hot_core", "softnet.squeeze", "</html>"} {
+	for _, want := range []string{"chart lines-ceilings", "chart heatmap-load", "chart heatmap-net-rx", "chart heatmap-net-tx", "chart heatmap-queues",
+		"chart lines-softnet", "chart lines-throughput", "irq.hot_core", "softnet.squeeze", `<h2 id="verdict">Run verdict</h2>`,
+		"<code>core</code>", "core 2826 Mb/s, 99 % reached, bound this run: CPU 2 (99 % irq+softirq)", "</html>"} {
 		if !strings.Contains(dom, want) {
 			t.Errorf("the loaded DOM lacks %q", want)
 		}
@@ -153,7 +154,8 @@ func TestBrowserHeatmapHotCore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	img := screenshot(t, renderFile(t, "run.html", rec), 1100, 1600)
+	// The verdict and its chart come first: the heatmap is below them.
+	img := screenshot(t, renderFile(t, "run.html", rec), 1100, 2600)
 	bounds := img.Bounds()
 	// The longest horizontal run of hot pixels is the hot CPU's row.
 	bestLen, bestX, bestY := 0, 0, 0
@@ -214,13 +216,24 @@ func TestBrowserSVGCells(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	img := screenshot(t, renderFile(t, "run.svg", rec), chartW, 300)
+	svg := renderFile(t, "run.svg", rec)
+	b, err := os.ReadFile(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The load heatmap is nested at its own offset, below the ceiling chart.
+	m := regexp.MustCompile(`<svg x="0" y="(\d+)" [^>]*class="chart heatmap-load"`).FindSubmatch(b)
+	if m == nil {
+		t.Fatal("no load heatmap in the SVG document")
+	}
+	top, _ := strconv.Atoi(string(m[1]))
+	img := screenshot(t, svg, chartW, top+300)
 	rh := rowHeight(synthCPUs)
 	cw := float64(plotW) / synthSamples
 	for col := 2; col < synthSamples; col++ {
 		x := plotX + int((float64(col)+0.5)*cw)
 		for cpu := range synthCPUs {
-			y := plotTop + cpu*rh + rh/2
+			y := top + plotTop + cpu*rh + rh/2
 			c := img.At(x, y)
 			r, g, b := rgb(c)
 			if cpu == synthHot && !isHot(c) {

@@ -2,10 +2,13 @@
 // writes) as pictures: a self-contained HTML page, or the charts alone as
 // one SVG document.
 //
-// The page holds a heatmap of irq+softirq load per CPU over time, NET_RX and
-// NET_TX per CPU, the interrupt rate of every sampled NIC queue, softnet
-// drops and time squeezes, the throughput of each NIC, and the verdicts of
-// the run with their evidence. It needs no JavaScript and fetches nothing:
+// The page opens with the run verdict (monitor.Verdict: the layer that
+// bound the run, every ceiling at the run's own mix, each NIC's traffic)
+// and a chart of the throughput over time against each ceiling; then a
+// heatmap of irq+softirq load per CPU over time, NET_RX and NET_TX per CPU,
+// the interrupt rate of every sampled NIC queue, softnet drops and time
+// squeezes, the throughput of each NIC, and the findings of the run with
+// their evidence. It needs no JavaScript and fetches nothing:
 // styles are inline, the charts are hand-written SVG, text uses the
 // reader's own sans-serif font.
 //

@@ -24,11 +24,13 @@ type Format int
 
 // Formats.
 const (
-	// HTML is a self-contained page: the run, its verdicts with evidence,
-	// every chart inline and a table of per-CPU means. No script, no
-	// external resource.
+	// HTML is a self-contained page: the run verdict (what bound it, its
+	// ceilings and traffic, throughput against the ceilings), the run, its
+	// findings with evidence, every chart inline and a table of per-CPU
+	// means. No script, no external resource.
 	HTML Format = iota
-	// SVG is the charts alone, stacked in one SVG document.
+	// SVG is the charts alone, stacked in one SVG document, throughput
+	// against the ceilings first.
 	SVG
 )
 
@@ -104,19 +106,23 @@ func WriteFile(path string, rec *monitor.Record) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// Render writes rec as f. The output depends on rec alone. It returns an
-// error wrapping monitor.ErrEmpty when rec has no sample.
+// Render writes rec as f. The output depends on rec alone. The verdict is
+// rec.Verdict, or, when that is nil (a Record built by hand),
+// monitor.Judge over rec.Samples and rec.Limits. It returns an error
+// wrapping monitor.ErrEmpty when rec has no sample.
 func Render(w io.Writer, rec *monitor.Record, f Format) error {
 	if rec == nil || len(rec.Samples) == 0 {
 		return monitor.ErrEmpty
 	}
 	v := newView(rec.Samples)
+	vd, computed := verdictOf(rec)
+	vc := ceilingChart(v, vd)
 	cs := charts(v)
 	switch f {
 	case SVG:
-		return writeSVG(w, cs)
+		return writeSVG(w, append([]chart{vc}, cs...))
 	case HTML:
-		return pageTmpl().Execute(w, newPage(rec, v, cs))
+		return pageTmpl().Execute(w, newPage(rec, v, cs, vd, computed, vc))
 	}
 	return fmt.Errorf("report: unknown format %v", f)
 }
@@ -153,15 +159,19 @@ func svgHeight(s string) int {
 
 // page is what the HTML template reads.
 type page struct {
-	Title    string
-	Source   string
-	Facts    [][2]string
-	Notes    []string
-	Findings []pageFinding
-	Computed bool // verdicts computed here, not by the monitor
-	Charts   []pageChart
-	CPUHead  []string
-	CPURows  [][]string
+	Title   string
+	Source  string
+	Verdict *pageVerdict
+	// VerdictChart is throughput against the ceilings, in the verdict's
+	// section.
+	VerdictChart pageChart
+	Facts        [][2]string
+	Notes        []string
+	Findings     []pageFinding
+	Computed     bool // verdicts computed here, not by the monitor
+	Charts       []pageChart
+	CPUHead      []string
+	CPURows      [][]string
 }
 
 type pageFinding struct {
@@ -176,8 +186,9 @@ type pageChart struct {
 	Inline template.HTML
 }
 
-func newPage(rec *monitor.Record, v *view, cs []chart) *page {
-	p := &page{Title: "nicdiag report", Source: rec.Source, Notes: rec.Notes}
+func newPage(rec *monitor.Record, v *view, cs []chart, vd *monitor.Verdict, computed bool, vc chart) *page {
+	p := &page{Title: "nicdiag report", Source: rec.Source, Notes: rec.Notes,
+		Verdict: newPageVerdict(vd, computed), VerdictChart: pageChart{chart: vc, Inline: template.HTML(vc.SVG)}}
 	if rec.Source != "" {
 		p.Title += ": " + rec.Source
 	}
@@ -331,17 +342,48 @@ figure{margin:16px 0}
 figcaption{color:#444;max-width:900px;margin-top:4px}
 svg.chart{display:block}
 footer{color:#777;font-size:12px;margin-top:32px}
+h3{font-size:15px;margin:16px 0 6px}
+.verdict{border:1px solid #ccc;border-left:6px solid #000;padding:8px 12px;margin:10px 0}
+.verdict p.bound{font-size:16px;margin:4px 0 8px}
+.verdict p.sentence{font-size:15px;margin:8px 0}
+.verdict tr.reached td{font-weight:bold}
+table.ceilings td:nth-child(n+6),table.traffic td:nth-child(n+3){white-space:nowrap}
 </style>
 </head>
 <body>
 <h1>{{.Title}}</h1>
+{{if .Notes}}<div class="notes"><strong>About this record:</strong>
+<ul>{{range .Notes}}<li>{{.}}</li>{{end}}</ul></div>
+{{end}}{{with .Verdict}}<h2 id="verdict">Run verdict</h2>
+<div class="verdict bound-{{.Bound}}">
+<p class="bound"><strong>Bound:</strong> <code>{{.Bound}}</code>: {{.BoundWords}}</p>
+<p class="sentence">{{.Summary}}</p>
 <dl class="facts">
 {{range .Facts}}<dt>{{index . 0}}</dt><dd>{{index . 1}}</dd>
 {{end}}</dl>
-{{if .Notes}}<div class="notes"><strong>About this record:</strong>
-<ul>{{range .Notes}}<li>{{.}}</li>{{end}}</ul></div>
-{{end}}
-<h2 id="verdicts">Verdicts</h2>
+{{if .Computed}}<p>The record carries no verdict; this one was judged here from its samples and limits.</p>
+{{end}}<h3 id="ceiling-table">Ceilings at this run's mix, nearest first</h3>
+{{if .Ceilings}}<table class="ceilings"><tr>{{range .CeilHead}}<th>{{.}}</th>{{end}}</tr>
+{{range .Ceilings}}<tr{{if .Role}} class="reached"{{end}}><td>{{.Role}}</td>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table>
+{{else}}<p>No ceiling was judged: the record knows no line rate, PCIe path or CPU load to set the run against, or the run moved nothing.</p>
+{{end}}<h3 id="traffic-table">Traffic over the samples with traffic</h3>
+{{if .Traffic}}<table class="traffic"><tr>{{range .TrafHead}}<th>{{.}}</th>{{end}}</tr>
+{{range .Traffic}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table>
+<p>Mb/s are Ethernet frame bits (header and FCS, no preamble or gap). A NIC's ceiling is what it would move in that direction with its nearest ceiling full, at the same mix.</p>
+{{else}}<p>The record names no NIC.</p>
+{{end}}{{if .Losses}}<h3 id="losses">Losses</h3>
+<ul>{{range .Losses}}<li>{{.}}</li>{{end}}</ul>
+{{end}}</div>
+{{end}}{{with .VerdictChart}}<figure id="{{.ID}}">
+{{.Inline}}<figcaption>{{.Caption}}</figcaption>
+</figure>
+{{end}}<h2 id="run">The run</h2>
+<dl class="facts">
+{{range .Facts}}<dt>{{index . 0}}</dt><dd>{{index . 1}}</dd>
+{{end}}</dl>
+<h2 id="verdicts">Findings</h2>
 {{if .Computed}}<p>The record carries no summary; these verdicts were computed from its samples.</p>
 {{end}}{{range .Findings}}<div class="finding {{.Sev}}">
 <p><span class="sev {{.Sev}}">{{.Sev}}</span> <code>{{.Code}}</code> on <strong>{{.Subject}}</strong></p>

@@ -158,8 +158,8 @@ func TestSVGWellFormed(t *testing.T) {
 			}
 		}
 	}
-	if charts != 6 {
-		t.Errorf("%d charts in the SVG, want 6", charts)
+	if charts != 7 {
+		t.Errorf("%d charts in the SVG, want 7", charts)
 	}
 }
 

@@ -5,10 +5,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"math"
 	"path/filepath"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/nicdiag/nicdiag/finding"
+	"github.com/nicdiag/nicdiag/internal/text"
 	"github.com/nicdiag/nicdiag/monitor"
 	"github.com/nicdiag/nicdiag/report"
 )
@@ -23,10 +27,16 @@ var reportCmd = &command{
 	name:    "report",
 	args:    "RUN.jsonl [-o FILE.html|FILE.svg]",
 	summary: "draw a monitored run (monitor --record) as an HTML page or SVG",
-	help: `Draw a run that 'nicdiag monitor --record' wrote: a heatmap of irq+softirq
-time per CPU over time, NET_RX and NET_TX softirqs per CPU, the interrupts of
-each NIC queue, softnet drops and time squeezes, each NIC's throughput, and the
-verdicts of the run with their evidence.
+	help: `Draw a run that 'nicdiag monitor --record' wrote: the run verdict (the
+layer that bound the run, every ceiling at the run's own frame sizes and
+direction mix, the traffic of each NIC, and the throughput over time against
+each ceiling), a heatmap of irq+softirq time per CPU over time, NET_RX and
+NET_TX softirqs per CPU, the interrupts of each NIC queue, softnet drops and
+time squeezes, each NIC's throughput, and the findings of the run with their
+evidence.
+
+On standard output it prints the verdict in a sentence, the table of
+ceilings, and what it wrote (with --json: the verdict object too).
 
 FILE.html is one self-contained page (no script, nothing fetched: it opens
 offline and can be attached to a bug report); FILE.svg is the charts alone.
@@ -63,6 +73,9 @@ type reportJSON struct {
 	Samples  int               `json:"samples"`
 	Notes    []string          `json:"notes"`
 	Findings []finding.Finding `json:"findings"`
+	// Verdict is the run verdict (monitor.Judge over the record's samples
+	// and limits).
+	Verdict *monitor.Verdict `json:"verdict"`
 }
 
 func runReport(ctx context.Context, e *env, fs *flag.FlagSet, pos []string, f reportFlags) int {
@@ -117,6 +130,11 @@ func runReport(ctx context.Context, e *env, fs *flag.FlagSet, pos []string, f re
 		fmt.Fprintf(e.stderr, "nicdiag report: note: %s\n", n)
 	}
 	fs2 := rec.Summary.Findings
+	v := rec.Verdict
+	if v == nil {
+		j := monitor.Judge(rec.Samples, rec.Limits)
+		v = &j
+	}
 	if e.json {
 		notes := rec.Notes
 		if notes == nil {
@@ -126,14 +144,70 @@ func runReport(ctx context.Context, e *env, fs *flag.FlagSet, pos []string, f re
 			fs2 = []finding.Finding{}
 		}
 		if err := e.writeJSON(reportJSON{Schema: jsonSchema, Record: pos[0], Output: out, Format: format.String(),
-			Samples: len(rec.Samples), Notes: notes, Findings: fs2}); err != nil {
+			Samples: len(rec.Samples), Notes: notes, Findings: fs2, Verdict: v}); err != nil {
 			return e.fail(err)
 		}
 	} else if out != "-" {
+		writeVerdict(e.stdout, v)
 		fmt.Fprintf(e.stdout, "wrote %s: %d samples, %d findings\n", out, len(rec.Samples), len(fs2))
 		for _, x := range fs2 {
-			fmt.Fprintf(e.stdout, "  %s\n", x)
+			fmt.Fprintf(e.stdout, "  %s\n", text.Clean(x.String()))
 		}
 	}
 	return exitFor(fs2)
+}
+
+// writeVerdict prints the run verdict: its bound and sentence, then every
+// ceiling, nearest first. A record is hostile input: its strings are
+// cleaned of terminal controls.
+func writeVerdict(w io.Writer, v *monitor.Verdict) {
+	fmt.Fprintf(w, "verdict: %s: %s\n", text.Clean(string(v.Bound)), text.Clean(v.Summary))
+	if len(v.Ceilings) == 0 {
+		fmt.Fprintf(w, "ceilings: none judged\n")
+		return
+	}
+	fmt.Fprintf(w, "ceilings at this run's mix, nearest first:\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  \tlayer\tdirection\tNICs\tachieved\tceiling\tshare\twhat\n")
+	for _, c := range v.Ceilings {
+		role := ""
+		switch {
+		case v.Limit != nil && sameCeiling(c, *v.Limit):
+			role = "bound"
+		case v.Next != nil && sameCeiling(c, *v.Next):
+			role = "next"
+		}
+		dir := c.Direction
+		if dir == "" {
+			dir = "-"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", role, text.Clean(string(c.Layer)), text.Clean(dir),
+			text.Clean(strings.Join(c.NICs, "+")), verdictMbps(c.AchievedMbps), verdictMbps(c.CeilingMbps), verdictShare(c.Share), text.Clean(c.What))
+	}
+	tw.Flush()
+}
+
+func sameCeiling(a, b monitor.Ceiling) bool {
+	return a.Layer == b.Layer && a.Subject == b.Subject && a.Direction == b.Direction && a.What == b.What
+}
+
+// verdictMbps renders a rate as the verdict's sentence does: "1435 Mb/s",
+// "98.2 Mb/s", "23.1 Gb/s".
+func verdictMbps(v float64) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "n/a"
+	case v >= 10000:
+		return fmt.Sprintf("%.1f Gb/s", v/1000)
+	case v >= 100:
+		return fmt.Sprintf("%.0f Mb/s", v)
+	}
+	return fmt.Sprintf("%.1f Mb/s", v)
+}
+
+func verdictShare(s float64) string {
+	if math.IsNaN(s) || math.IsInf(s, 0) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.0f %%", s*100)
 }

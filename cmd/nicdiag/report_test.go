@@ -52,7 +52,7 @@ func TestReportWritesHTMLAndSVG(t *testing.T) {
 			t.Fatalf("%v: exit %d, stderr %q", c.args, code, errb)
 		}
 		if !strings.Contains(out, "wrote "+filepath.Join(dir, c.file)+": 60 samples, 3 findings") ||
-			!strings.Contains(out, "error irq.hot_core enp1s0") {
+			!strings.Contains(out, "error irq.hot_core enp1s0") || !strings.HasPrefix(out, "verdict: core: CPU 2 was 99 % busy") {
 			t.Errorf("stdout %q", out)
 		}
 		got, err := os.ReadFile(filepath.Join(dir, c.file))
@@ -101,12 +101,97 @@ func TestReportJSON(t *testing.T) {
 		Findings []struct {
 			Code string `json:"code"`
 		} `json:"findings"`
+		Verdict *monitor.Verdict `json:"verdict"`
 	}
 	if err := json.Unmarshal([]byte(out), &j); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
 	if j.Schema != jsonSchema || j.Format != "svg" || j.Samples != 60 || j.Notes == nil || len(j.Findings) != 3 || j.Findings[0].Code != "irq.hot_core" {
 		t.Errorf("json = %+v", j)
+	}
+	if v := j.Verdict; v == nil || v.Bound != monitor.BoundCore || v.Limit == nil || *v.Limit.CPU != 2 || len(v.Ceilings) != 1 || len(v.Traffic) != 2 {
+		t.Errorf("verdict = %+v", j.Verdict)
+	}
+}
+
+// fieldRuns are the recorded field-report runs (testdata/runs).
+var fieldRuns = []struct {
+	name  string
+	bound monitor.Bound
+	want  string // in the text output
+}{
+	{"82576-seed-pcie", monitor.BoundPCIe, "bound  pcie      up         enp1s0f0+enp1s0f1  1378 Mb/s  1435 Mb/s  96 %   the 2.5 GT/s x1 link at 0000:00:1c.0"},
+	{"i350-same-adapter-ethernet", monitor.BoundEthernet, "the Ethernet link bound this run"},
+	{"ccr2004-fastpath-off-outside", monitor.BoundOutside, "card   -          enp1s0f0+enp1s0f1+enp1s0f2+enp1s0f3  2804 Mb/s  9400 Mb/s  30 %"},
+	{"apu1c-rtl8111e-core", monitor.BoundCore, "bound  core      -          enp7s0+enp8s0  850 Mb/s  855 Mb/s   100 %"},
+}
+
+// TestReportVerdictText: the report of each field run prints its verdict
+// sentence first, then its ceilings (goldens report-RUN.txt); --json
+// carries the same verdict as the record's.
+func TestReportVerdictText(t *testing.T) {
+	for _, r := range fieldRuns {
+		t.Run(r.name, func(t *testing.T) {
+			dir := t.TempDir()
+			in := filepath.Join("..", "..", "testdata", "runs", r.name+".jsonl")
+			out, errb, code := reportCLI(t, "report", in, "-o", filepath.Join(dir, r.name+".html"))
+			if code == exitFail {
+				t.Fatalf("exit %d: %s", code, errb)
+			}
+			rec, err := monitor.ReadRecordFile(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if first := strings.SplitN(out, "\n", 2)[0]; first != "verdict: "+string(r.bound)+": "+rec.Verdict.Summary {
+				t.Errorf("first line %q", first)
+			}
+			if i, j := strings.Index(out, "ceilings at this run's mix"), strings.Index(out, "wrote "); i < 0 || j < i {
+				t.Errorf("no ceilings table between the verdict and what was written:\n%s", out)
+			}
+			if !strings.Contains(out, r.want) {
+				t.Errorf("output lacks %q:\n%s", r.want, out)
+			}
+			golden(t, "report-"+r.name+".txt", strings.ReplaceAll(out, dir, "OUT"))
+
+			out, errb, _ = reportCLI(t, "--json", "report", in, "-o", filepath.Join(dir, r.name+".svg"))
+			var j struct {
+				Verdict *monitor.Verdict `json:"verdict"`
+			}
+			if err := json.Unmarshal([]byte(out), &j); err != nil || j.Verdict == nil {
+				t.Fatalf("%v: %s %s", err, out, errb)
+			}
+			want, _ := json.Marshal(rec.Verdict)
+			got, _ := json.Marshal(j.Verdict)
+			if !bytes.Equal(got, want) {
+				t.Errorf("--json verdict differs from the record's:\n got %s\nwant %s", got, want)
+			}
+		})
+	}
+}
+
+// TestReportVerdictHostile: a record's strings reach the terminal without
+// the control characters a terminal would obey.
+func TestReportVerdictHostile(t *testing.T) {
+	const nic = `eth\u001b]0;pwned\u0007\u001b[2J`
+	var b strings.Builder
+	b.WriteString(`{"type":"start","schema":"nicdiag/v1","interval_s":1,"limits":[{"nic":"` + nic + `","port_mbps":1000}]}` + "\n")
+	for i := 1; i <= 3; i++ {
+		b.WriteString(`{"type":"sample","schema":"nicdiag/v1","time":"2026-01-01T00:00:0` + string(rune('0'+i)) + `Z","interval_s":1,"cpus":[{"cpu":0,"busy_pct":10}],` +
+			`"nics":[{"name":"` + nic + `","rx_packets_per_s":80000,"rx_bytes_per_s":121120000}]}` + "\n")
+	}
+	rec := filepath.Join(t.TempDir(), "evil.jsonl")
+	if err := os.WriteFile(rec, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errb, code := reportCLI(t, "report", rec, "-o", filepath.Join(t.TempDir(), "evil.html"))
+	if code == exitFail {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	if strings.ContainsAny(out, "\x1b\x07") {
+		t.Errorf("control characters reached stdout: %q", out)
+	}
+	if !strings.HasPrefix(out, "verdict: ethernet: eth]0;pwned[2J moved") || !strings.Contains(out, "eth]0;pwned[2J's 1000 Mb/s link") {
+		t.Errorf("stdout %q", out)
 	}
 }
 

@@ -1,0 +1,193 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/nicdiag/nicdiag/irq"
+	"github.com/nicdiag/nicdiag/monitor"
+)
+
+// Limits of the ceiling chart.
+const (
+	// offScale: a ceiling more than this many times the run's peak is not
+	// drawn (it would squash the traffic into the bottom of the plot) but
+	// listed under the plot, with its figure; the nearest is always drawn.
+	offScale = 3.0
+	// maxRefs is the most ceilings drawn; the rest, farther from the run,
+	// are counted under the plot (the page's table lists them all).
+	maxRefs = 8
+	// maxNotes is the most off-scale ceilings listed one per line.
+	maxNotes = 4
+	// maxNamed is the most NIC names a caption spells out.
+	maxNamed = 8
+)
+
+// frameMbps is a NIC counter's traffic in the verdict's unit, Ethernet
+// frame megabits (header and FCS: drivers count bytes without the FCS, so
+// 4 bytes a packet are added), as monitor's frameBits counts it.
+func frameMbps(bytesPerS, pktsPerS float64) float64 { return (bytesPerS + 4*pktsPerS) * 8 / 1e6 }
+
+// ceilingChart is the run's throughput over time against each ceiling of
+// its verdict: per sample the frame Mb/s received and sent, each summed over
+// the sampled NICs, and each ceiling as a horizontal line.
+//
+// A ceiling covers some NICs and is a figure for their busier direction;
+// it is drawn where the summed busier direction would be with that ceiling
+// full at the run's mix (the summed traffic over the active samples divided
+// by the ceiling's share), the level the plotted lines would reach. For a
+// ceiling of every NIC that moved, that is its own figure; for one of some
+// of them (one port's link of two), its label gives both figures.
+// Ceilings other than the nearest that are above offScale times the peak
+// are listed under the plot instead.
+func ceilingChart(v *view, vd *monitor.Verdict) chart {
+	c, names := ceilingLines(v, vd)
+	if c == nil {
+		msg := "The record names no NIC: there is no throughput to set against a ceiling."
+		return chart{ID: ceilingsID, Title: ceilingsTitle, SVG: message(ceilingsKind, ceilingsTitle, msg), Caption: msg}
+	}
+	shown := names
+	if len(shown) > maxNamed {
+		shown = append(shown[:maxNamed:maxNamed], fmt.Sprintf("%d more", len(names)-maxNamed))
+	}
+	caption := fmt.Sprintf("Megabits per second of Ethernet frames (header and FCS: (bytes + 4 × packets) × 8, the unit of the ceilings), "+
+		"summed over the %d sampled NICs (%s): solid received, dashed sent. "+
+		"Each horizontal line is a ceiling of the verdict at this run's own frame sizes and direction mix, labelled with its layer, its figure, how much of it the run reached and what it is; "+
+		"the solid black one, where there is one, is the ceiling that bound the run. A ceiling applies to the busier direction, and is drawn where the summed traffic would be with that ceiling full; "+
+		"a ceiling of only some of the NICs (one port's link) gives that sum after its own figure. "+
+		"Ceilings other than the nearest that are above %g× the peak are listed under the plot instead of drawn. The verdict's means are over %d of the %d samples, those with traffic.",
+		len(names), strings.Join(shown, ", "), offScale, vd.ActiveSamples, vd.Samples)
+	return chart{ID: ceilingsID, Title: ceilingsTitle, SVG: c.svg(), Caption: caption + v.bucketNote()}
+}
+
+const (
+	ceilingsTitle = "Throughput against the run's ceilings, Mb/s of Ethernet frames"
+	ceilingsKind  = "lines-ceilings"
+	ceilingsID    = "ceilings"
+)
+
+// ceilingLines lays out the ceiling chart; nil when the record names no
+// NIC. names are the sampled NICs, in sample order.
+func ceilingLines(v *view, vd *monitor.Verdict) (c *lineChart, names []string) {
+	seen := map[string]bool{}
+	for _, s := range v.samples {
+		for _, n := range s.NICs {
+			if !seen[n.Name] {
+				seen[n.Name] = true
+				names = append(names, n.Name)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return nil, nil
+	}
+	sum := func(tx bool) func(*irq.Sample) (float64, bool) {
+		return func(s *irq.Sample) (float64, bool) {
+			t, ok := 0.0, false
+			for _, n := range s.NICs {
+				if n.StatsError != "" {
+					continue
+				}
+				ok = true
+				if tx {
+					t += frameMbps(n.TXBytesPerS, n.TXPacketsPerS)
+				} else {
+					t += frameMbps(n.RXBytesPerS, n.RXPacketsPerS)
+				}
+			}
+			return t, ok
+		}
+	}
+	rx, tx := v.line(sum(false)), v.line(sum(true))
+	c = &lineChart{kind: ceilingsKind, title: ceilingsTitle, total: v.total, empty: "no traffic",
+		series: []series{
+			{name: "rx, all NICs", color: seriesColors[0], pts: rx},
+			{name: "tx, all NICs", color: seriesColors[1], dashed: true, pts: tx},
+		}}
+	peak := 0.0
+	for _, s := range c.series {
+		for _, p := range s.pts {
+			if !math.IsNaN(p.v) && !math.IsInf(p.v, 0) {
+				peak = max(peak, p.v)
+			}
+		}
+	}
+
+	// The summed traffic over the active samples, as the verdict saw it.
+	var sumRX, sumTX float64
+	for _, t := range vd.Traffic {
+		if t.Direction == "tx" {
+			sumTX += t.AchievedMbps
+		} else {
+			sumRX += t.AchievedMbps
+		}
+	}
+	busier := math.Max(sumRX, sumTX)
+	var off []string
+	more := 0
+	strongShown := false
+	for i, ce := range vd.Ceilings {
+		level := busier / ce.Share
+		if !(ce.Share > 0) || math.IsNaN(level) || math.IsInf(level, 0) || !(level > 0) {
+			continue
+		}
+		label := ceilingLabel(ce, vd, level)
+		// The nearest ceiling is drawn wherever it is: the plot shows how
+		// far the run stayed from it.
+		if i > 0 && peak > 0 && level > offScale*peak {
+			off = append(off, label)
+			continue
+		}
+		if len(c.refs) == maxRefs {
+			more++
+			continue
+		}
+		strong := vd.Limit != nil && sameCeiling(ce, *vd.Limit)
+		strongShown = strongShown || strong
+		c.refs = append(c.refs, refLine{v: level, label: label, tip: label, strong: strong})
+	}
+	if strongShown {
+		c.legend = append(c.legend, series{name: "ceiling reached", color: "#000000"})
+	}
+	if len(c.refs) > 0 && (!strongShown || len(c.refs) > 1) {
+		c.legend = append(c.legend, series{name: "other ceiling", color: "#555555", dashed: true})
+	}
+	if len(off) > 0 {
+		c.notes = append(c.notes, fmt.Sprintf("Off the scale (above %g× the peak of %s), not drawn:", offScale, mbpsText(peak)))
+		for i, o := range off {
+			if i == maxNotes {
+				c.notes = append(c.notes, fmt.Sprintf("  and %d more (the verdict's table lists them)", len(off)-maxNotes))
+				break
+			}
+			c.notes = append(c.notes, "  "+o)
+		}
+	}
+	if more > 0 {
+		c.notes = append(c.notes, fmt.Sprintf("%d farther ceilings are not drawn (the verdict's table lists them).", more))
+	}
+	if len(vd.Ceilings) == 0 {
+		c.notes = append(c.notes, fmt.Sprintf("No ceiling was judged for this run (verdict: %s).", vd.Bound))
+	}
+
+	return c, names
+}
+
+// ceilingLabel is "pcie 1435 Mb/s, 96 % reached, bound this run: the
+// 2.5 GT/s x1 link at 0000:00:1c.0": the figures first, so that clipping a
+// long label cuts only the words. A ceiling of some of the NICs adds the
+// level it is drawn at.
+func ceilingLabel(c monitor.Ceiling, vd *monitor.Verdict, level float64) string {
+	s := fmt.Sprintf("%s %s", c.Layer, mbpsText(c.CeilingMbps))
+	if math.Abs(level-c.CeilingMbps) > 0.005*level {
+		s += fmt.Sprintf(" for %s (%s summed)", strings.Join(c.NICs, "+"), mbpsText(level))
+	}
+	s += ", " + sharePct(c.Share) + " reached"
+	switch {
+	case vd.Limit != nil && sameCeiling(c, *vd.Limit):
+		s += ", bound this run"
+	case vd.Next != nil && sameCeiling(c, *vd.Next):
+		s += ", next"
+	}
+	return s + ": " + c.What
+}
