@@ -6,9 +6,12 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
 type entry struct {
@@ -158,5 +161,35 @@ func TestOpenTopLevelDirectory(t *testing.T) {
 		if _, err := os.Stat(dir); !os.IsNotExist(err) {
 			t.Errorf("%s: %s left behind", name, dir)
 		}
+	}
+}
+
+// TestUnpackDepth: an archive of a few hundred entries five hundred
+// directories deep is refused at its first entry, in well under a second,
+// instead of checking a thousand parents per entry.
+func TestUnpackDepth(t *testing.T) {
+	deep := strings.Repeat("d/", 500) // 1000 bytes: under the length cap, 501 elements deep
+	var ents []entry
+	for i := 0; i < 300; i++ {
+		ents = append(ents, entry{name: fmt.Sprintf("%sf%d", deep, i), typ: tar.TypeReg, body: "x"})
+	}
+	long := entry{name: "sys/" + strings.Repeat("n", 1100), typ: tar.TypeReg, body: "x"}
+	for name, ents := range map[string][]entry{"deep": ents, "long": {long}} {
+		t.Run(name, func(t *testing.T) {
+			start := time.Now()
+			err := Unpack(context.Background(), bytes.NewReader(archive(t, ents...)), filepath.Join(t.TempDir(), "root"))
+			if !errors.Is(err, ErrUnsafeArchive) {
+				t.Fatalf("Unpack = %v; want ErrUnsafeArchive", err)
+			}
+			if d := time.Since(start); d > 2*time.Second {
+				t.Errorf("refusing took %v", d)
+			}
+			t.Log(err)
+		})
+	}
+	// The deepest real snapshot path still unpacks.
+	ok := entry{name: "sys/devices/platform/scb/fd500000.pcie/pci0000:00/0000:00:00.0/0000:01:00.0/usb2/2-1/2-1:2.0/net/eth1/queues/tx-0/tx_timeout", typ: tar.TypeReg, body: "0\n"}
+	if err := Unpack(context.Background(), bytes.NewReader(archive(t, ok)), filepath.Join(t.TempDir(), "root")); err != nil {
+		t.Fatal(err)
 	}
 }
