@@ -142,7 +142,7 @@ func TestFieldRunVerdicts(t *testing.T) {
 			limits := h.Limits()
 			var b bytes.Buffer
 			w := monitor.NewWriter(&b)
-			if err := w.WriteStart(time.Second, []string{"# " + c.origin}, nil, limits); err != nil {
+			if err := w.WriteStart(monitor.Header{Interval: time.Second, Command: []string{"# " + c.origin}, Limits: limits}); err != nil {
 				t.Fatal(err)
 			}
 			for _, x := range c.samples(10) {

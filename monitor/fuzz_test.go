@@ -121,7 +121,7 @@ func judgeSeed(t testing.TB) []byte {
 	}
 	var b bytes.Buffer
 	w := NewWriter(&b)
-	if err := w.WriteStart(time.Second, []string{"iperf3", "-c", "peer"}, nil, limits); err != nil {
+	if err := w.WriteStart(Header{Interval: time.Second, Command: []string{"iperf3", "-c", "peer"}, Limits: limits}); err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range r.samples(4) {

@@ -75,7 +75,7 @@ func testRecord(t testing.TB, n int) []byte {
 	samples := testSamples(n)
 	var b bytes.Buffer
 	w := NewWriter(&b)
-	if err := w.WriteStart(time.Second, testArgv, testQueues(), nil); err != nil {
+	if err := w.WriteStart(Header{Interval: time.Second, Command: testArgv, Queues: testQueues()}); err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range samples {

@@ -26,6 +26,8 @@ const (
 	MaxCPUs = 8192
 	// MaxQueues is the most distinct NIC queues a record may name.
 	MaxQueues = 8192
+	// maxStartFindings bounds the findings a start line may carry.
+	maxStartFindings = 10000
 	// minInterval and maxInterval bound interval_s: a microsecond, a day.
 	minInterval = 1e-6
 	maxInterval = 86400
@@ -58,6 +60,7 @@ type Record struct {
 	Notes []string
 
 	schemaNoted bool
+	before      []finding.Finding // the start line's
 }
 
 // RunInfo describes how a monitored run was made and how it ended.
@@ -77,8 +80,9 @@ type RunInfo struct {
 
 // readStart is what ReadRecord takes from a start line.
 type readStart struct {
-	Command []string `json:"command"`
-	Limits  []Limits `json:"limits"`
+	Command  []string          `json:"command"`
+	Limits   []Limits          `json:"limits"`
+	Findings []finding.Finding `json:"findings"`
 }
 
 // summaryExtra is what a summary line carries besides irq.Summary.
@@ -121,7 +125,8 @@ func ReadRecordFile(path string) (*Record, error) {
 // before it are kept. Any other malformed line is an error naming the line
 // and wrapping ErrMalformed. A record without a sample returns an error
 // wrapping ErrEmpty. When the record has no summary, ReadRecord computes
-// one from the samples and says so in Notes.
+// one from the samples, with the findings the start line carries (those
+// made before the run), and says so in Notes.
 func ReadRecord(r io.Reader) (*Record, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	rec := &Record{}
@@ -170,6 +175,7 @@ func ReadRecord(r io.Reader) (*Record, error) {
 	rec.Verdict = &v
 	if rec.Summary == nil {
 		s := irq.Summarize(rec.Samples)
+		s.Findings = append(s.Findings, rec.before...)
 		s.Findings = append(s.Findings, v.Findings...)
 		finding.Sort(s.Findings)
 		rec.Summary = &s
@@ -263,6 +269,10 @@ func (rec *Record) decodeLine(line []byte, lineNo int, cpus map[int]bool, queues
 			return fmt.Errorf("start: more than %d NIC limits", MaxQueues)
 		}
 		rec.Limits = st.Limits
+		if len(st.Findings) > maxStartFindings {
+			return fmt.Errorf("start: more than %d findings", maxStartFindings)
+		}
+		rec.before = st.Findings
 	case "sample":
 		var s irq.Sample
 		if err := json.Unmarshal(body, &s); err != nil {

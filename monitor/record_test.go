@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -57,7 +58,7 @@ func TestWriterLines(t *testing.T) {
 	var w countingWriter
 	mw := NewWriter(&w)
 	x := testSamples(1)[0]
-	if err := mw.WriteStart(500*time.Millisecond, nil, nil, nil); err != nil {
+	if err := mw.WriteStart(Header{Interval: 500 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
 	if err := mw.WriteSample(x); err != nil {
@@ -297,5 +298,41 @@ func TestReadRecordFile(t *testing.T) {
 	}
 	if _, err := ReadRecordFile(empty); !errors.Is(err, ErrEmpty) || !strings.Contains(err.Error(), empty) {
 		t.Errorf("empty file: %v", err)
+	}
+}
+
+// TestRecordCutKeepsStaticFindings: a record cut before its summary (the
+// monitor killed with SIGKILL) still carries the findings made before the
+// run, in its start line, and ReadRecord puts them back into the summary
+// it computes.
+func TestRecordCutKeepsStaticFindings(t *testing.T) {
+	static := finding.Finding{Code: finding.IRQAffinityConcentrate, Severity: finding.Warn, Subject: "eth0", Summary: "every queue IRQ on CPU 0"}
+	var b bytes.Buffer
+	w := NewWriter(&b)
+	if err := w.WriteStart(Header{Interval: time.Second, Command: testArgv, Queues: testQueues(), Findings: []finding.Finding{static}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range testSamples(3) {
+		if err := w.WriteSample(x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.WriteString(`{"type":"sample","schema":"nicdiag/v1","time":"2024-05-14T10:00:0`) // killed mid-line
+	rec, err := ReadRecord(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []finding.Code
+	for _, f := range rec.Summary.Findings {
+		got = append(got, f.Code)
+		if f.Code == static.Code && (f.Subject != "eth0" || f.Severity != finding.Warn) {
+			t.Errorf("static finding read back as %+v", f)
+		}
+	}
+	if !slices.Contains(got, static.Code) || !slices.Contains(got, finding.IRQHotCore) {
+		t.Errorf("findings %v: want the static %s beside the run's own", got, static.Code)
+	}
+	if len(rec.Notes) < 2 {
+		t.Errorf("notes %q: want the cut line and the recomputed summary named", rec.Notes)
 	}
 }

@@ -107,7 +107,9 @@ func Start(ctx context.Context, nics []nicinfo.NIC, opts ...Option) (*Run, error
 	if o.cmd != nil {
 		argv = o.cmd.Args
 	}
-	r.rec.write(func(w *Writer) error { return w.WriteStart(o.interval, argv, r.queues, o.limits) })
+	r.rec.write(func(w *Writer) error {
+		return w.WriteStart(Header{Interval: o.interval, Command: argv, Queues: r.queues, Limits: o.limits, Findings: o.findings})
+	})
 	sctx, cancel := context.WithCancel(ctx)
 	r.cancel = cancel
 	if o.duration > 0 {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/irq"
 )
 
@@ -22,6 +23,24 @@ type startLine struct {
 	Command   []string        `json:"command,omitempty"`
 	NICs      []irq.NICQueues `json:"nics"`
 	Limits    []Limits        `json:"limits,omitempty"`
+	// Findings are those made before the run: a record cut short keeps
+	// them.
+	Findings []finding.Finding `json:"findings,omitempty"`
+}
+
+// Header is what a record's start line holds.
+type Header struct {
+	// Interval is the time between samples.
+	Interval time.Duration
+	// Command is the argv of the command run; nil when none.
+	Command []string
+	// Queues is the NIC → IRQ map sampled.
+	Queues []irq.NICQueues
+	// Limits are the NICs' ceilings' inputs (WithLimits), for the verdict.
+	Limits []Limits
+	// Findings are the findings made before the run (WithFindings): a
+	// record cut short, without its summary, keeps them.
+	Findings []finding.Finding
 }
 
 // sampleLine is one interval; the sample's fields are inlined.
@@ -57,11 +76,10 @@ type Writer struct {
 // NewWriter returns a Writer onto w.
 func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
 
-// WriteStart writes the start line: the interval, the command run (nil
-// when none), the NIC → IRQ map sampled and the NICs' Limits (the
-// verdict's inputs; may be nil).
-func (w *Writer) WriteStart(interval time.Duration, argv []string, queues []irq.NICQueues, limits []Limits) error {
-	return w.line(startLine{Type: "start", Schema: Schema, IntervalS: interval.Seconds(), Command: argv, NICs: queues, Limits: limits})
+// WriteStart writes the start line.
+func (w *Writer) WriteStart(s Header) error {
+	return w.line(startLine{Type: "start", Schema: Schema, IntervalS: s.Interval.Seconds(), Command: s.Command,
+		NICs: s.Queues, Limits: s.Limits, Findings: s.Findings})
 }
 
 // WriteSample writes one sample line: irq.Sample's fields with "type" and

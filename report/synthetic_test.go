@@ -108,7 +108,7 @@ func syntheticRecord(t testing.TB) []byte {
 	samples := syntheticSamples()
 	var b bytes.Buffer
 	w := monitor.NewWriter(&b)
-	if err := w.WriteStart(time.Second, synthArgv, synthQueues(), nil); err != nil {
+	if err := w.WriteStart(monitor.Header{Interval: time.Second, Command: synthArgv, Queues: synthQueues()}); err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range samples {
