@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/nicdiag/nicdiag/budget"
@@ -155,5 +156,54 @@ func TestWeakIdentityKeepsTheBottleneck(t *testing.T) {
 	c := codes(r.Findings)
 	if c[finding.PCIeBottleneck] != finding.Warn || c[finding.NICMisidentified] != finding.Info {
 		t.Errorf("findings %v: want the bottleneck at warn beside an info misidentification", r.Findings)
+	}
+}
+
+// TestCorruptSiblingClass: a garbage class attribute on the 82576's second
+// function must not drop it from the ports sharing the x1 link: the real
+// pcie.bottleneck stays, the budget still counts two ports, and the hop
+// says what it could not read. Without its netdev the sibling still counts,
+// by sharing the first function's vendor:device ID.
+func TestCorruptSiblingClass(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		netdev bool
+	}{{"with its netdev", true}, {"without a netdev", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := snaptest.Copy(t, filepath.Join("testdata", "snapshots", "82576-minipcie-x1"))
+			fn := filepath.Join(root, "sys/devices/pci0000:00/0000:00:1c.0/0000:01:00.1")
+			if err := os.WriteFile(filepath.Join(fn, "class"), []byte("0xzz\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if !tc.netdev {
+				if err := os.RemoveAll(filepath.Join(fn, "net")); err != nil {
+					t.Fatal(err)
+				}
+				os.Remove(filepath.Join(root, "sys/class/net/enp1s0f1"))
+			}
+			r, err := Check(context.Background(), WithRoot(root))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.ContainsFunc(r.Findings, func(f finding.Finding) bool { return f.Code == finding.PCIeBottleneck }) {
+				t.Fatalf("pcie.bottleneck lost: %v", r.Findings)
+			}
+			n, err := r.Host.Lookup("enp1s0f0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n.Budget == nil || n.Budget.Workload.Ports != 2 {
+				t.Fatalf("budget %+v: want 2 ports", n.Budget)
+			}
+			var notes []string
+			for _, h := range n.Path.Hops {
+				notes = append(notes, h.Notes...)
+			}
+			if !slices.ContainsFunc(notes, func(s string) bool {
+				return strings.Contains(s, "the class of 0000:01:00.1 could not be read") && strings.Contains(s, "counted as a network port")
+			}) {
+				t.Errorf("no note on the unread class: %q", notes)
+			}
+		})
 	}
 }

@@ -34,6 +34,11 @@ type Function struct {
 	Network bool `json:"network"`
 	// Bridge is true for class 0x0604xx (PCI bridges and switch ports).
 	Bridge bool `json:"bridge,omitempty"`
+	// ClassUnread says why the class could not be read. Network is then
+	// true only when the function has a netdev (a net/ directory) or
+	// shares its vendor:device ID with a network function of the same
+	// device: a damaged attribute must not drop a port from the count.
+	ClassUnread string `json:"class_unread,omitempty"`
 }
 
 // Hop is one PCIe link with both of its ends, as trained and as capable.

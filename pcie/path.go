@@ -135,6 +135,15 @@ func (w *walker) path(ctx context.Context, bdf string) (*Path, error) {
 			}
 		}
 		h.Functions = w.functions(up.dir)
+		for _, f := range h.Functions {
+			if f.ClassUnread != "" {
+				how := "not counted as a port"
+				if f.Network {
+					how = "counted as a network port (it has a netdev, or a sibling with its ID is one)"
+				}
+				h.Notes = append(h.Notes, fmt.Sprintf("the class of %s could not be read (%s): %s", f.Address, f.ClassUnread, how))
+			}
+		}
 		evaluate(&h)
 		p.Hops = append(p.Hops, h)
 	}
@@ -298,6 +307,35 @@ func (w *walker) end(addr, dir string) *End {
 	return e
 }
 
+// guessUnread counts a function whose class could not be read as a
+// network function when a network function of the same device (bus and
+// slot) has its vendor:device ID: the functions of a multi-port NIC.
+func (w *walker) guessUnread(fns []Function, dirs map[Address]string) {
+	id := func(a Address) (uint64, bool) {
+		v, err1 := w.o.root.ReadHex(dirs[a] + "/vendor")
+		d, err2 := w.o.root.ReadHex(dirs[a] + "/device")
+		return uint64(v)<<32 | uint64(d), err1 == nil && err2 == nil
+	}
+	for i := range fns {
+		f := &fns[i]
+		if f.ClassUnread == "" || f.Network {
+			continue
+		}
+		mine, ok := id(f.Address)
+		if !ok {
+			continue
+		}
+		for _, g := range fns {
+			if g.ClassUnread == "" && g.Network && g.Address.Slot() == f.Address.Slot() {
+				if theirs, ok := id(g.Address); ok && theirs == mine {
+					f.Network = true
+					break
+				}
+			}
+		}
+	}
+}
+
 // functions lists every PCI function below the port at dir, depth first.
 func (w *walker) functions(dir string) []Function {
 	if fns, ok := w.fns[dir]; ok {
@@ -307,6 +345,7 @@ func (w *walker) functions(dir string) []Function {
 	// A function appears once; a name seen again is a symlink loop or a
 	// copy in a hostile snapshot, and is not walked twice.
 	seen := map[string]bool{}
+	dirs := map[Address]string{} // network and unread functions' directories
 	var walk func(d string, depth int)
 	walk = func(d string, depth int) {
 		if depth > maxDepth {
@@ -325,12 +364,20 @@ func (w *walker) functions(dir string) []Function {
 			if fi, err := os.Lstat(w.o.root.Path(sub)); err != nil || fi.Mode()&fs.ModeSymlink != 0 {
 				continue // sysfs nests functions as directories, never links
 			}
-			cls, _ := w.o.root.ReadHex(sub + "/class")
-			fns = append(fns, Function{Address: Address(n), Class: cls, Network: cls>>16 == 0x02, Bridge: cls>>8 == 0x0604})
+			cls, err := w.o.root.ReadHex(sub + "/class")
+			f := Function{Address: Address(n), Class: cls, Network: cls>>16 == 0x02, Bridge: cls>>8 == 0x0604}
+			if err != nil {
+				f = Function{Address: Address(n), ClassUnread: err.Error(), Network: w.o.root.Exists(sub + "/net")}
+				dirs[f.Address] = sub
+			} else if f.Network {
+				dirs[f.Address] = sub
+			}
+			fns = append(fns, f)
 			walk(sub, depth+1)
 		}
 	}
 	walk(dir, 0)
+	w.guessUnread(fns, dirs)
 	sort.Slice(fns, func(i, j int) bool { return fns[i].Address < fns[j].Address })
 	w.fns[dir] = fns
 	return fns

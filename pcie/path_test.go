@@ -94,7 +94,7 @@ func TestPathMotivating82576(t *testing.T) {
 	if h.Verdict != VerdictSlotLimited || h.Downgraded || !h.SlotLimited {
 		t.Errorf("verdict %s downgraded=%v slot=%v", h.Verdict, h.Downgraded, h.SlotLimited)
 	}
-	wantFns := []Function{{"0000:01:00.0", 0x020000, true, false}, {"0000:01:00.1", 0x020000, true, false}}
+	wantFns := []Function{{Address: "0000:01:00.0", Class: 0x020000, Network: true}, {Address: "0000:01:00.1", Class: 0x020000, Network: true}}
 	if !slices.Equal(h.Functions, wantFns) {
 		t.Errorf("functions %+v", h.Functions)
 	}
