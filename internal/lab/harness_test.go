@@ -114,6 +114,21 @@ NMI:          0          0   Non-maskable interrupts
 	}
 }
 
+// ethtool -S as the guest's igb prints it: the heading is skipped, the
+// per-queue and hardware counters are kept by name.
+func TestParseStats(t *testing.T) {
+	s := ParseStats("NIC statistics:\n     rx_packets: 695\n     rx_bytes: 998174\n     tx_queue_0_packets: 5\n     rx_queue_1_bytes: 0\nspeed: 1000\nbogus: x\n")
+	want := map[string]uint64{"rx_packets": 695, "rx_bytes": 998174, "tx_queue_0_packets": 5, "rx_queue_1_bytes": 0, "speed": 1000}
+	if len(s) != len(want) {
+		t.Errorf("got %v, want %v", s, want)
+	}
+	for k, v := range want {
+		if got, ok := s[k]; !ok || got != v {
+			t.Errorf("%s = %d (present %v), want %d", k, got, ok, v)
+		}
+	}
+}
+
 // The harness has no cache of its own: unset, it refuses; set, build.sh and
 // run.sh get it as NICDIAG_LAB_CACHE over whatever the environment says.
 func TestHarnessCacheDir(t *testing.T) {

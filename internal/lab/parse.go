@@ -217,3 +217,22 @@ func ParseSoftirqs(s string) map[string][]uint64 {
 	}
 	return out
 }
+
+// ParseStats parses "name: value" lines, as `ethtool -S` prints them, into
+// counters by name. Lines without an unsigned number after the colon (the
+// "NIC statistics:" heading) are skipped.
+func ParseStats(s string) map[string]uint64 {
+	out := map[string]uint64{}
+	for _, l := range strings.Split(s, "\n") {
+		k, v, ok := strings.Cut(l, ":")
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+		if err != nil {
+			continue
+		}
+		out[strings.TrimSpace(k)] = n
+	}
+	return out
+}
