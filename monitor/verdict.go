@@ -54,11 +54,11 @@ const (
 	dropPerS  = 10.0
 	// pausePerS: pause frames count at this rate or more.
 	pausePerS = 10.0
-	// packetCPUShare: a CPU is a packet core when irq+softirq is at least
-	// this share of its busy time; commandCPUShare: a command's thread
-	// owns a CPU when it has at least this share of its busy time.
-	packetCPUShare  = 0.5
-	commandCPUShare = 0.5
+	// ownCPUShare: a CPU counts as the run's when the run's own work on it,
+	// irq+softirq and the command's threads, is at least this share of its
+	// busy time: the command's when its threads are the larger part, a
+	// packet core otherwise.
+	ownCPUShare = 0.5
 	// saturatedOwnPct: with every CPU busy, the host bounds the run only
 	// when the run's packet work and command threads add up to at least
 	// this much of one CPU.
@@ -360,7 +360,7 @@ func (v *Verdict) boundSentence(w *window) string {
 			s += fmt.Sprintf(", %.0f %% in irq+softirq,", u.packet)
 		}
 		s += fmt.Sprintf(" while %s moved %s: that core bound this run", subjectOf(c.NICs), moved)
-		if u := w.cpu(*c.CPU); u != nil && u.packet >= 1 && u.packet >= packetCPUShare*u.busy && u.packet < hotPacketPct {
+		if u := w.cpu(*c.CPU); u != nil && u.packet >= 1 && u.packet >= ownCPUShare*u.busy && u.packet < hotPacketPct {
 			s += fmt.Sprintf(" (with only packet work on it, it would carry about %s)", mbps(c.AchievedMbps*100/u.packet))
 		}
 	case BoundCommand:
@@ -713,26 +713,31 @@ func cpuCeilings(w *window) []Ceiling {
 	names := nicNames(w)
 	got := maxDirMbps(w, names)
 	var out []Ceiling
-	owner := map[int]*threadUse{}
+	on := map[int]float64{}     // the command's threads' busy time per CPU
+	top := map[int]*threadUse{} // the busiest of them per CPU
 	for _, t := range w.threads {
 		c := t.cpu()
 		if c < 0 {
 			continue
 		}
-		if o := owner[c]; o == nil || t.busy() > o.busy() {
-			owner[c] = t
+		on[c] += t.busy()
+		if o := top[c]; o == nil || t.busy() > o.busy() {
+			top[c] = t
 		}
+	}
+	// commandCPU reports whether the command's threads are the larger part
+	// of the run's own work on u, and that work at least ownCPUShare of it.
+	commandCPU := func(u *cpuUse) bool {
+		part := math.Min(on[u.cpu], u.busy)
+		return part > 0 && part >= u.packet && part+u.packet >= ownCPUShare*u.busy
 	}
 	var core *Ceiling
 	for _, u := range w.cpus {
-		if u.busy <= 0 {
-			continue
+		if u.busy <= 0 || commandCPU(u) {
+			continue // judged as the command's below
 		}
-		if t := owner[u.cpu]; t != nil && t.busy() >= commandCPUShare*u.busy {
-			continue // judged as the command below
-		}
-		if u.packet < packetCPUShare*u.busy {
-			continue
+		if u.packet+math.Min(on[u.cpu], u.busy) < ownCPUShare*u.busy {
+			continue // busy with other work
 		}
 		share := math.Min(u.busy+u.steal, 100) / 100
 		if core == nil || share > core.Share {
@@ -751,7 +756,7 @@ func cpuCeilings(w *window) []Ceiling {
 	for _, t := range w.threads {
 		c := t.cpu()
 		share := t.busy() / 100
-		if u := w.cpu(c); u != nil && owner[c] == t && t.busy() >= commandCPUShare*u.busy {
+		if u := w.cpu(c); u != nil && top[c] == t && commandCPU(u) {
 			share = math.Max(share, math.Min(u.busy+u.steal, 100)/100)
 		}
 		share = math.Min(share, 1)

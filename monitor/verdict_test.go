@@ -1202,3 +1202,22 @@ func BenchmarkJudge(b *testing.B) {
 		Judge(samples, limits)
 	}
 }
+
+// TestJudgeSharedCPU: a CPU saturated by the command's thread (40 %), its
+// softirq work (20 %) and another process (40 %, the load generator's
+// server, say) is the command's: the run's own work is the larger part of
+// it, and the thread the larger part of that. With the other process at
+// 70 % and the run's own work under half, the CPU is nobody's ceiling.
+func TestJudgeSharedCPU(t *testing.T) {
+	pps := ppsFor(500, 1518)
+	nics := []irq.NICRate{nicAt("veth0", pps, 1514, pps/20, 62)}
+	thread := []irq.ThreadRate{{PID: 10, TID: 10, Comm: "iperf3", UserPct: 5, SystemPct: 35, CPU: 1}}
+	v := Judge(runOf{cpus: []irq.CPURate{cpuAt(0, 0, 0, 0, 3), cpuAt(1, 0, 20, 20, 60)}, nics: nics, threads: thread}.samples(4), nil)
+	wantBound(t, v, BoundCommand)
+	if *v.Limit.CPU != 1 || v.Limit.Share != 1 {
+		t.Errorf("limit %+v", v.Limit)
+	}
+	other := []irq.ThreadRate{{PID: 10, TID: 10, Comm: "iperf3", UserPct: 5, SystemPct: 15, CPU: 1}}
+	v = Judge(runOf{cpus: []irq.CPURate{cpuAt(0, 0, 0, 0, 3), cpuAt(1, 0, 5, 75, 15)}, nics: nics, threads: other}.samples(4), nil)
+	wantBound(t, v, BoundOutside)
+}
