@@ -67,6 +67,11 @@ type NIC struct {
 	Steering irq.Steering `json:"-"`
 	// Selected is true when the NIC is among Host.Selected.
 	Selected bool `json:"-"`
+	// LossTotals are its receive and loss counters since the driver
+	// started counting (sysfs statistics and the driver's loss counters);
+	// nil for a function without a netdev, an unselected NIC, or
+	// statistics that could not be read (see Host.Unread).
+	LossTotals *irq.LossTotals `json:"loss_totals,omitempty"`
 }
 
 // Judged reports whether the NIC's PCIe path is judged: a PCI function of a
@@ -109,7 +114,8 @@ func (h *Host) unread(p Part, subject string, err error) {
 // Inspect reads the host (or the snapshot given by WithRoot) once: the
 // inventory, the PCI network functions without a netdev, the PCIe path and
 // default-workload budget of every selected PCI NIC, /proc/interrupts and
-// each selected NIC's queue map and steering, and the identity verdicts.
+// each selected NIC's queue map, steering and receive and drop counters
+// since boot (LossTotals), and the identity verdicts.
 // It fails when the root is not a host root (ErrNotRoot, or an error
 // matching os.ErrNotExist when it does not exist), when the interfaces
 // cannot be listed, or when a name given to WithInterfaces is unknown
@@ -119,6 +125,7 @@ func Inspect(ctx context.Context, opts ...Option) (*Host, error) {
 	if err := fsroot.Check(o.root); err != nil {
 		return nil, fmt.Errorf("nicdiag: root %w", err)
 	}
+	defer o.keepLossStats()()
 	all, err := nicinfo.List(ctx, o.nicinfo()...)
 	if err != nil {
 		return nil, err
@@ -167,6 +174,7 @@ func Inspect(ctx context.Context, opts ...Option) (*Host, error) {
 	if err := h.readQueues(ctx, o); err != nil {
 		return nil, err
 	}
+	h.readLossTotals(o)
 	return h, nil
 }
 

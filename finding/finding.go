@@ -81,6 +81,10 @@ const (
 	RunAllowance   Code = "run.allowance_exceeded"
 	RunLinkChanged Code = "run.link_changed"
 	RunAERErrors   Code = "run.aer_errors"
+	// NIC drops since boot judged with the RX ring size (ethtool -g), and
+	// a ring that holds under 1 ms at line rate.
+	NICRingDrops Code = "nic.ring_drops"
+	NICRingSmall Code = "nic.ring_small"
 	// NicdiagIncomplete says a check family could not run, or ran on
 	// less than it needs, so that its silence is not read as clean.
 	NicdiagIncomplete Code = "nicdiag.incomplete"

@@ -77,6 +77,12 @@ func parseEthtoolAnswers(b []byte) (*EthtoolAnswers, error) {
 			return nil, fmt.Errorf("%w: ethtool speed %d", ErrMalformed, l.SpeedMbps)
 		}
 	}
+	if err := a.Rings.check(); err != nil {
+		return nil, err
+	}
+	if err := a.cleanLossStats(); err != nil {
+		return nil, err
+	}
 	a.clean()
 	return &a, nil
 }

@@ -16,6 +16,8 @@ const EthtoolSchema = 1
 //	  "channels": {"max_rx": 0, "max_tx": 0, "max_other": 1, "max_combined": 8,
 //	               "rx": 0, "tx": 0, "other": 1, "combined": 4},
 //	  "perm_addr": "00:1b:21:00:00:01",
+//	  "rings": {"rx": 256, "tx": 256, "rx_max": 4096, "tx_max": 4096},
+//	  "loss_stats": {"rx_no_buffer_count": 0, "rx_flow_control_xoff": 12},
 //	  "errors": {"channels": "operation not supported"}
 //	}
 //
@@ -32,6 +34,15 @@ type EthtoolAnswers struct {
 	Channels        *Channels         `json:"channels,omitempty"`
 	PermAddr        string            `json:"perm_addr,omitempty"`
 	Errors          map[string]string `json:"errors,omitempty"`
+	// Rings is ETHTOOL_GRINGPARAM (ethtool -g); absent from files written
+	// before nicdiag asked for it, and for drivers without it (veth).
+	Rings *Rings `json:"rings,omitempty"`
+	// LossStats are the driver's ETHTOOL_GSTATS counters (ethtool -S) that
+	// the live source was told to keep (KeepStats; nicdiag keeps the loss
+	// counters irq.LossClassOf knows), since the driver started counting;
+	// absent when none was kept, the driver has no statistics, or the file
+	// predates them.
+	LossStats map[string]uint64 `json:"loss_stats,omitempty"`
 }
 
 // EthtoolLink is ETHTOOL_GLINKSETTINGS (or legacy GSET) decoded.

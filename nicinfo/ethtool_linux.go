@@ -16,12 +16,22 @@ import (
 // LiveEthtool returns the source that asks the running kernel through
 // SIOCETHTOOL ioctls: driver info, link settings (ETHTOOL_GLINKSETTINGS with
 // the kernel's word-count handshake, so modes of 25G and up are kept; legacy
-// GSET when a driver lacks it), channels and the permanent address. Sockets
-// are opened on first use, in the network namespace of the calling thread,
-// and closed by Close.
-func LiveEthtool() EthtoolSource { return &liveEthtool{} }
+// GSET when a driver lacks it), channels, the permanent address, ring
+// sizes (ETHTOOL_GRINGPARAM) and, with KeepStats, some of the driver's
+// statistics (ETHTOOL_GSTATS). Sockets are opened on first use, in the
+// network namespace of the calling thread, and closed by Close.
+func LiveEthtool(opts ...EthtoolOption) EthtoolSource {
+	l := &liveEthtool{}
+	for _, f := range opts {
+		if f != nil {
+			f(&l.ethtoolOptions)
+		}
+	}
+	return l
+}
 
 type liveEthtool struct {
+	ethtoolOptions
 	mu  sync.Mutex
 	et  *ethtool.Ethtool
 	fd  int
@@ -139,7 +149,28 @@ func (l *liveEthtool) answers(ctx context.Context, iface string) (*EthtoolAnswer
 	} else {
 		a.PermAddr = pa
 	}
+	if r, err := l.et.GetRing(iface); err != nil {
+		fail("rings", err)
+	} else {
+		a.Rings = ringsFrom(r)
+	}
+	if l.keep != nil {
+		// A driver without statistics (lo) has no loss counters: no error.
+		if m, err := l.et.Stats(iface); err != nil && !errors.Is(err, unix.EOPNOTSUPP) {
+			fail("loss_stats", err)
+		} else {
+			a.LossStats = keepStats(m, l.keep)
+		}
+	}
 	return a, nil
+}
+
+// ringsFrom converts the kernel's struct ethtool_ringparam.
+func ringsFrom(r ethtool.Ring) *Rings {
+	return &Rings{
+		RX: int(r.RxPending), RXMini: int(r.RxMiniPending), RXJumbo: int(r.RxJumboPending), TX: int(r.TxPending),
+		RXMax: int(r.RxMaxPending), RXMiniMax: int(r.RxMiniMaxPending), RXJumboMax: int(r.RxJumboMaxPending), TXMax: int(r.TxMaxPending),
+	}
 }
 
 // linkSettings does ETHTOOL_GLINKSETTINGS: first with nwords 0, to which the

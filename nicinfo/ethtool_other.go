@@ -9,8 +9,8 @@ import (
 )
 
 // LiveEthtool returns a source that has no answers: SIOCETHTOOL exists only
-// on Linux.
-func LiveEthtool() EthtoolSource { return noEthtool{} }
+// on Linux. The options are accepted and ignored.
+func LiveEthtool(opts ...EthtoolOption) EthtoolSource { return noEthtool{} }
 
 type noEthtool struct{}
 

@@ -197,5 +197,6 @@ func (r *reader) ethtool(ctx context.Context, src EthtoolSource) *EthtoolAnswers
 		c := *a.Channels
 		n.Queues.Channels = &c
 	}
+	n.Rings, n.LossStats = copyRings(a.Rings), copyStats(a.LossStats)
 	return a
 }

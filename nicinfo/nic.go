@@ -67,6 +67,13 @@ type NIC struct {
 	// Warnings are facts that contradict each other, e.g. an ethtool
 	// bus-info that is not the PCI function sysfs names.
 	Warnings []string `json:"warnings,omitempty"`
+	// Rings are the RX and TX ring sizes and their maximums (ethtool -g);
+	// nil when the driver has none (veth) or they were not recorded.
+	Rings *Rings `json:"rings,omitempty"`
+	// LossStats are the driver's `ethtool -S` counters of packets lost or
+	// held back (EthtoolAnswers.LossStats), since it started counting;
+	// nil when none was read.
+	LossStats map[string]uint64 `json:"loss_stats,omitempty"`
 }
 
 // Physical reports whether the interface sits on a bus (PCI, USB or other)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/nicdiag/nicdiag/internal/fsroot"
+	"github.com/nicdiag/nicdiag/irq"
 	"github.com/nicdiag/nicdiag/nicinfo"
 	"github.com/nicdiag/nicdiag/pcie"
 )
@@ -114,7 +115,7 @@ func Capture(ctx context.Context, dir string, opts ...CaptureOption) (*Manifest,
 	live := filepath.Clean(o.source) == "/"
 	if !o.etSet {
 		if live {
-			o.ethtool = nicinfo.LiveEthtool()
+			o.ethtool = nicinfo.LiveEthtool(nicinfo.KeepStats(irq.IsLossStat))
 		} else {
 			o.ethtool = nicinfo.EthtoolFiles(o.source)
 		}

@@ -15,10 +15,12 @@ import (
 // liveOnly blanks the fields documented as possibly differing between a
 // host and its snapshot (NIC.Kind: netlink on the host, uevent DEVTYPE in a
 // snapshot) and the pci.config note, which says "needs root" on a host and
-// "N bytes in the snapshot" in one.
+// "N bytes in the snapshot" in one. LossStats are counters (and the
+// default live listing reads none).
 func liveOnly(nics []nicinfo.NIC) []nicinfo.NIC {
 	for i := range nics {
 		nics[i].Kind = ""
+		nics[i].LossStats = nil
 		var keep []string
 		for _, m := range nics[i].Missing {
 			if !strings.HasPrefix(m, "pci.config:") {

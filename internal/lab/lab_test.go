@@ -530,6 +530,9 @@ func TestIGB(t *testing.T) {
 		checkQueues(t, q, wantQ)
 	})
 
+	// ethtool -G eth0 rx 80, then back to 256 (rings_test.go).
+	t.Run("rings", func(t *testing.T) { checkRings(t, secs) })
+
 	// Two VFs through sriov_numvfs, bound to igbvf and tied to the PF.
 	t.Run("sriov", func(t *testing.T) {
 		facts1 := factsOf(t, sec(t, secs, "facts1"))
