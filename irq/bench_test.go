@@ -313,23 +313,16 @@ func BenchmarkSample(b *testing.B) {
 					}
 				}},
 				{"stat", func() {
-					var err error
-					if r.stat, r.accounted, err = readStat(s.proc); err != nil {
+					if err := s.readStat(r); err != nil {
 						b.Fatal(err)
 					}
 				}},
 				{"softirqs", func() {
-					var err error
-					if r.net, err = readSoftirqs(s.o.root, s.proc, &s.softirqCPUs); err != nil {
+					if err := s.readSoftirqs(r); err != nil {
 						b.Fatal(err)
 					}
 				}},
-				{"softnet", func() {
-					var err error
-					if r.softnet, err = readSoftnet(s.proc, sortedKeys(r.stat)); err != nil {
-						b.Fatal(err)
-					}
-				}},
+				{"softnet", func() { s.readSoftnet(r) }},
 				{"nics", func() { // interface counters, per-queue (live) and loss counters
 					r.missing = r.missing[:0]
 					r.links, r.linkErr = perNIC(s.nics, s.o.stats.counters)
