@@ -23,19 +23,20 @@ func (s *Sampler) rates(a, b *reading) Sample {
 	out.NICs, nicIRQs = s.nicRates(a, b, dt)
 	// CPUs online at both readings; one that came online in between has no
 	// rate yet.
-	cpus := sortedKeys(b.stat)
+	cpus := slices.DeleteFunc(sortedKeys(b.stat), func(cpu int) bool { _, ok := a.stat[cpu]; return !ok })
+	if len(cpus) > 0 {
+		out.CPUs = make([]CPURate, 0, len(cpus))
+	}
 	j := 0 // b's /proc/interrupts column of cpu
 	for _, cpu := range cpus {
-		if _, ok := a.stat[cpu]; ok {
-			for j < len(b.ints.CPUs) && b.ints.CPUs[j] < cpu {
-				j++
-			}
-			irqs := 0.0
-			if j < len(b.ints.CPUs) && b.ints.CPUs[j] == cpu {
-				irqs = nicIRQs[j]
-			}
-			out.CPUs = append(out.CPUs, cpuRate(a, b, cpu, dt, irqs))
+		for j < len(b.ints.CPUs) && b.ints.CPUs[j] < cpu {
+			j++
 		}
+		irqs := 0.0
+		if j < len(b.ints.CPUs) && b.ints.CPUs[j] == cpu {
+			irqs = nicIRQs[j]
+		}
+		out.CPUs = append(out.CPUs, cpuRate(a, b, cpu, dt, irqs))
 	}
 	return out
 }
@@ -48,8 +49,14 @@ func (s *Sampler) nicRates(a, b *reading, dt float64) ([]NICRate, []float64) {
 	nicIRQs := make([]float64, len(b.ints.CPUs))
 	d := make([]uint64, len(b.ints.CPUs))
 	var out []NICRate
+	if len(s.queues) > 0 {
+		out = make([]NICRate, 0, len(s.queues))
+	}
 	for _, nq := range s.queues {
 		nr := NICRate{Name: nq.NIC}
+		if len(nq.Queues) > 0 {
+			nr.Queues = make([]QueueRate, 0, len(nq.Queues))
+		}
 		for _, q := range nq.Queues {
 			qr := QueueRate{IRQ: q.IRQ, Action: q.Action, Kind: q.Kind, Index: q.Index, CPU: -1, EffectiveCPUs: q.CPUs}
 			var best uint64
