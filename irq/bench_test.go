@@ -1,13 +1,18 @@
 package irq
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/nicdiag/nicdiag/internal/snaptest"
+	"github.com/nicdiag/nicdiag/nicinfo"
 	"github.com/prometheus/procfs"
 )
 
@@ -109,4 +114,323 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// Sizes of the large host of BenchmarkSample and BenchmarkSummarize.
+const (
+	benchCPUs     = 128
+	benchIRQs     = 1000 // MSI-X vectors in /proc/interrupts
+	benchNICs     = 8    // of them sampled: 16 queues each (genInterrupts)
+	benchPCIe     = 16   // WithPCIe functions: the NICs' and 8 root ports
+	benchWatchPID = 1000 // the watched tree: 5 processes of 4 threads
+)
+
+// benchAddr is the PCI address of genInterrupts' NIC k (the BDF in its
+// rows' chip names).
+func benchAddr(k int) string { return fmt.Sprintf("0000:%02x:00.%d", 1+k/4, k%4) }
+
+// benchHost lays out under a temp root the /proc and /sys a sample reads on
+// a 128-CPU host: /proc/interrupts of 1000 MSI-X vectors (genInterrupts),
+// /proc/stat, /proc/softirqs and /proc/net/softnet_stat for 128 CPUs,
+// /proc/irq/N affinity files for the NICs' vectors, 8 E810 functions in
+// sysfs as a snapshot has them (sys/class/net/ethK and
+// sys/bus/pci/devices/ADDR relative links to sys/devices/..., msi_irqs/,
+// statistics/ with the loss files, PCIe link and AER files), 8 root ports
+// with link and AER files, and a process tree of 20 tasks under pid 1000
+// among 50 others. It returns the root and the WithPCIe addresses.
+func benchHost(b *testing.B) (string, []string) {
+	root := b.TempDir()
+	files := map[string]string{
+		"proc/interrupts":                     string(genInterrupts(benchCPUs, benchIRQs)),
+		"proc/stat":                           string(genStat(benchCPUs, 24+benchIRQs+512)),
+		"proc/softirqs":                       string(genSoftirqs(benchCPUs)),
+		"proc/net/softnet_stat":               string(genSoftnet(benchCPUs)),
+		"sys/bus/pci/drivers/ice/uevent":      "DRIVER=ice\n",
+		"sys/bus/pci/drivers/pcieport/uevent": "DRIVER=pcieport\n",
+	}
+	aer := func(dir string, k int) {
+		files[dir+"/current_link_speed"] = "16.0 GT/s PCIe\n"
+		files[dir+"/current_link_width"] = "16\n"
+		files[dir+"/max_link_speed"] = "16.0 GT/s PCIe\n"
+		files[dir+"/max_link_width"] = "16\n"
+		files[dir+"/aer_dev_correctable"] = fmt.Sprintf("RxErr %d\nBadTLP 0\nBadDLLP 0\nRollover 0\nTimeout 0\nNonFatalErr 0\nCorrIntErr 0\nHeaderOF 0\nTOTAL_ERR_COR %d\n", k, k)
+		var unc strings.Builder
+		for _, n := range []string{"Undefined", "DLP", "SDES", "TLP", "FCP", "CmpltTO", "CmpltAbrt", "UnxCmplt", "RxOF", "MalfTLP", "ECRC", "UnsupReq", "ACSViol", "UncorrIntErr", "BlockedTLP", "AtomicOpBlocked", "TLPBlockedErr", "PoisonTLPBlocked"} {
+			unc.WriteString(n + " 0\n")
+		}
+		files[dir+"/aer_dev_nonfatal"] = unc.String() + "TOTAL_ERR_NONFATAL 0\n"
+		files[dir+"/aer_dev_fatal"] = unc.String() + "TOTAL_ERR_FATAL 0\n"
+	}
+	var addrs []string
+	for k := 0; k < benchNICs; k++ {
+		addr, iface := benchAddr(k), "eth"+strconv.Itoa(k)
+		port := fmt.Sprintf("0000:00:%02x.0", 1+k/4)
+		dev := "sys/devices/pci0000:00/" + port + "/" + addr
+		files["sys/bus/pci/devices/"+addr] = "->../../../devices/pci0000:00/" + port + "/" + addr
+		files["sys/class/net/"+iface] = "->../../devices/pci0000:00/" + port + "/" + addr + "/net/" + iface
+		for f, v := range map[string]string{
+			"vendor": "0x8086", "device": "0x1592", "subsystem_vendor": "0x8086", "subsystem_device": "0x0002",
+			"class": "0x020000", "revision": "0x02", "numa_node": "0", "local_cpulist": "0-63", "irq": "0",
+		} {
+			files[dev+"/"+f] = v + "\n"
+		}
+		files[dev+"/driver"] = "->../../../../bus/pci/drivers/ice"
+		aer(dev, k)
+		net := dev + "/net/" + iface
+		for f, v := range map[string]string{
+			"ifindex": strconv.Itoa(2 + k), "address": fmt.Sprintf("b4:96:91:00:00:%02x", k), "mtu": "1500",
+			"operstate": "up", "speed": "100000", "duplex": "full", "uevent": "INTERFACE=" + iface + "\nIFINDEX=" + strconv.Itoa(2+k) + "\n",
+		} {
+			files[net+"/"+f] = v + "\n"
+		}
+		files[net+"/device"] = "->../../../" + addr
+		for i, f := range []string{"rx_packets", "tx_packets", "rx_bytes", "tx_bytes", "rx_dropped",
+			"rx_missed_errors", "rx_fifo_errors", "rx_over_errors", "tx_dropped", "rx_errors", "tx_errors", "multicast"} {
+			files[net+"/statistics/"+f] = strconv.Itoa(1000003*(k+1)*(i+1)) + "\n"
+		}
+		for q := 0; q < 16; q++ {
+			irq := 24 + 16*k + q
+			files[dev+"/msi_irqs/"+strconv.Itoa(irq)] = "msix\n"
+			files[net+"/queues/rx-"+strconv.Itoa(q)+"/rps_cpus"] = "00000000,00000000,00000000,00000000\n"
+			files[net+"/queues/tx-"+strconv.Itoa(q)+"/xps_cpus"] = "00000000,00000000,00000000,00000000\n"
+			cpu := strconv.Itoa(irq % benchCPUs)
+			files["proc/irq/"+strconv.Itoa(irq)+"/smp_affinity_list"] = "0-63\n"
+			files["proc/irq/"+strconv.Itoa(irq)+"/effective_affinity_list"] = cpu + "\n"
+			files["proc/irq/"+strconv.Itoa(irq)+"/node"] = "0\n"
+		}
+		addrs = append(addrs, addr)
+	}
+	for p := 1; len(addrs) < benchPCIe; p++ {
+		port := fmt.Sprintf("0000:00:%02x.0", p)
+		dev := "sys/devices/pci0000:00/" + port
+		files["sys/bus/pci/devices/"+port] = "->../../../devices/pci0000:00/" + port
+		files[dev+"/class"] = "0x060400\n"
+		files[dev+"/driver"] = "->../../../bus/pci/drivers/pcieport"
+		aer(dev, p)
+		addrs = append(addrs, port)
+	}
+	snaptest.Add(b, root, files)
+	var tasks []fakeTask
+	for p := benchWatchPID; p < benchWatchPID+5; p++ {
+		ppid := benchWatchPID
+		if p == benchWatchPID {
+			ppid = 1
+		}
+		for i := range 4 {
+			tasks = append(tasks, fakeTask{pid: p, tid: p*100 + i, ppid: ppid, comm: "worker " + strconv.Itoa(i), utime: 100, stime: 10, start: 7, cpu: i})
+		}
+		tasks[len(tasks)-4].tid = p // the main thread
+	}
+	for p := 2000; p < 2050; p++ {
+		tasks = append(tasks, fakeTask{pid: p, tid: p, ppid: 1, comm: "other", start: 7})
+	}
+	writeProcs(b, root, tasks, true)
+	return root, addrs
+}
+
+// benchLoop runs f as the benchmark's operation, once first (to size the
+// buffers: the steady state is measured), and reports cpu-ns/op next to
+// ns/op: on a shared, loaded machine ns/op also counts waiting for a CPU.
+func benchLoop(b *testing.B, f func()) {
+	f()
+	b.ReportAllocs()
+	cpu := cpuTime()
+	for b.Loop() {
+		f()
+	}
+	b.ReportMetric(float64((cpuTime()-cpu).Nanoseconds())/float64(b.N), "cpu-ns/op")
+}
+
+// BenchmarkSample takes one steady-state sample (what Next does after its
+// wait: read every source, then the rates against the previous reading)
+// and, in sub-benchmarks, reads each source alone.
+//
+// "fixture" is the 128-CPU host of benchHost: 1000 vectors in
+// /proc/interrupts, 8 sampled NICs of 16 queues (sysfs counters, loss files
+// included), 16 WithPCIe functions and a watched tree of 20 tasks. It sits
+// under a temp root, so every open first resolves its path's symlinks
+// inside the root (fsroot's confinement), which the live host skips:
+// the sysfs and tasks costs here are above a live host's.
+//
+// "live" samples this machine ("/"): its CPUs and IRQs, every interface
+// with per-queue and ethtool loss counters over netlink and ethtool, every
+// PCI function and this test process's tree. A small VM is far less work
+// than the large host; it shows the live-path cost per open.
+func BenchmarkSample(b *testing.B) {
+	ctx := context.Background()
+	root, addrs := benchHost(b)
+	fixture := func(b *testing.B) *Sampler {
+		nics, err := nicinfo.List(ctx, nicinfo.WithRoot(root), nicinfo.WithEthtool(nil))
+		if err != nil || len(nics) != benchNICs {
+			b.Fatalf("%d NICs, %v", len(nics), err)
+		}
+		return benchSampler(b, nics, benchWatchPID, WithRoot(root), WithPCIe(addrs...))
+	}
+	live := func(b *testing.B) *Sampler {
+		if _, err := os.Stat("/proc/self/task"); err != nil {
+			b.Skip("no /proc")
+		}
+		nics, err := nicinfo.List(ctx)
+		if err != nil {
+			b.Skip(err)
+		}
+		fns, _ := os.ReadDir("/sys/bus/pci/devices")
+		var pci []string
+		for _, f := range fns {
+			pci = append(pci, f.Name())
+		}
+		return benchSampler(b, nics, os.Getpid(), WithPCIe(pci...))
+	}
+	for _, host := range []struct {
+		name string
+		new  func(*testing.B) *Sampler
+	}{{"fixture", fixture}, {"live", live}} {
+		b.Run(host.name, func(b *testing.B) {
+			s := host.new(b)
+			b.Run("all", func(b *testing.B) {
+				benchLoop(b, func() {
+					x, err := s.Next(ctx)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if host.name == "fixture" {
+						checkBenchSample(b, x)
+					}
+				})
+			})
+			r := s.cur
+			for _, src := range []struct {
+				name string
+				f    func()
+			}{
+				{"interrupts", func() {
+					var err error
+					if s.buf, err = readInto(s.o.root.Path(interruptsFile), s.buf); err != nil {
+						b.Fatal(err)
+					}
+					if err := ParseInterrupts(s.buf, &r.ints); err != nil {
+						b.Fatal(err)
+					}
+				}},
+				{"stat", func() {
+					if err := s.readStat(r); err != nil {
+						b.Fatal(err)
+					}
+				}},
+				{"softirqs", func() {
+					if err := s.readSoftirqs(r); err != nil {
+						b.Fatal(err)
+					}
+				}},
+				{"softnet", func() { s.readSoftnet(r) }},
+				{"nics", func() { // interface counters, per-queue (live) and loss counters
+					r.missing = r.missing[:0]
+					r.links, r.linkErr = perNIC(s.nics, s.o.stats.counters)
+					if s.o.queueStats != nil {
+						r.queues, r.queueErr = perNIC(s.nics, s.o.queueStats.counters)
+					}
+					s.readLosses(r)
+				}},
+				{"pcie", func() { s.readPCIe(r) }},
+				{"tasks", func() { s.readTasks(r) }},
+				{"rates", func() { s.rates(s.prev, s.cur) }},
+			} {
+				b.Run(src.name, func(b *testing.B) { benchLoop(b, src.f) })
+			}
+		})
+	}
+}
+
+// benchSampler returns a sampler on nics that watches pid, with a clock
+// that steps a second at each reading (Next never waits), after one Next:
+// both readings are filled.
+func benchSampler(b *testing.B, nics []nicinfo.NIC, pid int, opts ...Option) *Sampler {
+	t := time.Unix(1_000_000, 0)
+	opts = append(opts, withClock(func() time.Time { t = t.Add(time.Second); return t }))
+	s, err := NewSampler(context.Background(), nics, opts...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.Watch(pid)
+	if _, err := s.Next(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+// checkBenchSample fails b unless x has everything benchHost lays out.
+func checkBenchSample(b *testing.B, x Sample) {
+	if len(x.CPUs) != benchCPUs || len(x.NICs) != benchNICs || len(x.PCIe) != benchPCIe || len(x.Threads) != 20 || len(x.Missing) > 0 {
+		b.Fatalf("%d CPUs, %d NICs, %d PCIe, %d threads, missing %q", len(x.CPUs), len(x.NICs), len(x.PCIe), len(x.Threads), x.Missing)
+	}
+	for _, n := range x.NICs {
+		if len(n.Queues) != 16 || len(n.Losses) != 5 || n.StatsError != "" {
+			b.Fatalf("%s: %d queues, %d losses, %q", n.Name, len(n.Queues), len(n.Losses), n.StatsError)
+		}
+	}
+	for _, p := range x.PCIe {
+		if p.Error != "" || p.AERCorrectable == nil || p.Width != 16 {
+			b.Fatalf("%+v", p)
+		}
+	}
+}
+
+// benchSamples builds n one-second samples of the large host: 128 CPUs
+// (CPU 5 saturated by softirq, CPU 9 dropping from its backlog and CPU 17
+// squeezed in every sample, so each finding is raised), 8 NICs of 16
+// queues with 5 loss counters each, 20 watched threads and 16 PCIe
+// functions.
+func benchSamples(n int) []Sample {
+	out := make([]Sample, n)
+	t0 := time.Unix(1_000_000, 0)
+	accounted := 1.0
+	for i := range out {
+		x := Sample{Time: t0.Add(time.Duration(i+1) * time.Second), IntervalS: 1, IRQTimeAccounted: true}
+		for c := 0; c < benchCPUs; c++ {
+			r := CPURate{CPU: c, IRQPct: &accounted, SoftIRQPct: 2, BusyPct: 10, UserPct: 5, SystemPct: 2, IdlePct: 90,
+				NetRXPerS: 1000, NetTXPerS: 500, NICIRQsPerS: 800, SoftnetProcessedPerS: 20000}
+			switch c {
+			case 5:
+				r.SoftIRQPct, r.BusyPct, r.IdlePct = 95, 99, 1
+			case 9:
+				r.SoftnetDroppedPerS = 50
+			case 17:
+				r.SoftnetSqueezedPerS = 100
+			}
+			x.CPUs = append(x.CPUs, r)
+		}
+		for k := 0; k < benchNICs; k++ {
+			nr := NICRate{Name: "eth" + strconv.Itoa(k), RXPacketsPerS: 1e6, TXPacketsPerS: 5e5, RXBytesPerS: 1.5e9, TXBytesPerS: 7e8, IRQsPerS: 16 * 800}
+			for q := 0; q < 16; q++ {
+				pk, by := 62500.0, 62500.0*1500
+				nr.Queues = append(nr.Queues, QueueRate{IRQ: 24 + 16*k + q, Action: fmt.Sprintf("eth%d-TxRx-%d", k, q), Kind: KindTxRx, Index: q,
+					IRQsPerS: 800, CPU: (16*k + q) % benchCPUs, EffectiveCPUs: []int{(16*k + q) % benchCPUs},
+					RXPacketsPerS: &pk, RXBytesPerS: &by, TXPacketsPerS: &pk, TXBytesPerS: &by})
+			}
+			for _, l := range []string{"rx_dropped", "rx_fifo_errors", "rx_missed_errors", "rx_over_errors", "tx_dropped"} {
+				nr.Losses = append(nr.Losses, LossRate{Name: lossSysfs + l, Class: LossNIC, PerS: float64(i % 3)})
+			}
+			x.NICs = append(x.NICs, nr)
+		}
+		for t := 0; t < 20; t++ {
+			x.Threads = append(x.Threads, ThreadRate{PID: 1000 + t/4, TID: 100000 + t, Comm: "worker", UserPct: float64(t), SystemPct: 1, CPU: t})
+		}
+		for p := 0; p < benchPCIe; p++ {
+			var zero uint64
+			x.PCIe = append(x.PCIe, PCIeState{Address: benchAddr(p), GTs: 16, Width: 16, AERCorrectable: &zero, AERNonFatal: &zero, AERFatal: &zero})
+		}
+		out[i] = x
+	}
+	return out
+}
+
+// BenchmarkSummarize folds a 10-minute window at 1 Hz (600 samples of the
+// large host) into its Summary.
+func BenchmarkSummarize(b *testing.B) {
+	samples := benchSamples(600)
+	var s Summary
+	benchLoop(b, func() { s = Summarize(samples) })
+	if len(s.CPUs) != benchCPUs || len(s.NICs) != benchNICs || len(s.Threads) != 20 || len(s.PCIe) != benchPCIe || len(s.Findings) != 3 {
+		b.Fatalf("%d CPUs, %d NICs, %d threads, %d PCIe, findings %s", len(s.CPUs), len(s.NICs), len(s.Threads), len(s.PCIe), codes(s.Findings))
+	}
 }

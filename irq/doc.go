@@ -7,8 +7,10 @@
 //
 // /proc/interrupts is parsed by hand (ParseInterrupts): the header names the
 // CPU of each column, so offline CPUs never shift counts, and there is no
-// 1 MiB limit. /proc/stat, /proc/softirqs and /proc/net/softnet_stat are read
-// with github.com/prometheus/procfs, with their columns keyed by CPU id. The
+// 1 MiB limit. /proc/stat, /proc/softirqs and /proc/net/softnet_stat are
+// parsed by hand too, into buffers and maps reused from one reading to the
+// next, with their columns keyed by CPU id (github.com/prometheus/procfs,
+// which the sampler used before, is their test oracle). The
 // tasks of a watched process tree (Sampler.Watch) are read by hand from
 // /proc/PID/task/TID/stat and children; the link and AER counters of PCI
 // functions (WithPCIe) with package pcie's parsers.

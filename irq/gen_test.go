@@ -55,3 +55,60 @@ func genCount(irq, cpu int) uint64 {
 	}
 	return 0
 }
+
+// genStat writes a /proc/stat for ncpu online CPUs as kernel 6.x does: the
+// total and per-CPU time lines (10 fields, ticks), the intr line with one
+// count per interrupt number (nintr of them: nr_irqs, mostly zeros), and
+// the counter lines. Counts are synthetic.
+func genStat(ncpu, nintr int) []byte {
+	var b strings.Builder
+	line := func(name string, c int) {
+		fmt.Fprintf(&b, "%s %d %d %d %d %d %d %d %d 0 0\n", name, 1000000+c*37, c%5, 200000+c*11, 90000000+c*101, 300+c, 1000+c*3, 5000+c*7, c%3)
+	}
+	line("cpu ", 0)
+	for c := 0; c < ncpu; c++ {
+		line(fmt.Sprintf("cpu%d", c), c)
+	}
+	fmt.Fprintf(&b, "intr %d", 123456789)
+	for i := 0; i < nintr; i++ {
+		if i%7 == 0 {
+			fmt.Fprintf(&b, " %d", i*1013)
+		} else {
+			b.WriteString(" 0")
+		}
+	}
+	b.WriteString("\nctxt 987654321\nbtime 1700000000\nprocesses 123456\nprocs_running 3\nprocs_blocked 0\n")
+	b.WriteString("softirq 99999999 10 2000000 30000 4000000 50000 0 600 7000000 80 9000000\n")
+	return []byte(b.String())
+}
+
+// genSoftirqs writes a /proc/softirqs for ncpu possible CPUs in the
+// kernel's layout (show_softirqs: "CPU%-8d" headers, "%12s:" names, " %10u"
+// counts).
+func genSoftirqs(ncpu int) []byte {
+	var b strings.Builder
+	b.WriteString("                    ")
+	for c := 0; c < ncpu; c++ {
+		fmt.Fprintf(&b, "CPU%-8d", c)
+	}
+	b.WriteString("\n")
+	for i, n := range []string{"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU"} {
+		fmt.Fprintf(&b, "%12s:", n)
+		for c := 0; c < ncpu; c++ {
+			fmt.Fprintf(&b, " %10d", (i*1000003+c*7919)%100000000)
+		}
+		b.WriteString("\n")
+	}
+	return []byte(b.String())
+}
+
+// genSoftnet writes a /proc/net/softnet_stat for ncpu online CPUs as Linux
+// 5.10+ does: 13 hex columns, the CPU id last.
+func genSoftnet(ncpu int) []byte {
+	var b strings.Builder
+	for c := 0; c < ncpu; c++ {
+		fmt.Fprintf(&b, "%08x %08x %08x 00000000 00000000 00000000 00000000 00000000 00000000 %08x %08x %08x %08x\n",
+			c*100003, c%3, c*7, c*11, c%2, 0, c)
+	}
+	return []byte(b.String())
+}

@@ -35,10 +35,14 @@ type linkStatser interface {
 }
 
 // sysfsStats reads /sys/class/net/IFACE/statistics under the root (on the
-// live host it sees the network namespace sysfs was mounted in).
-type sysfsStats struct{ r fsroot.Root }
+// live host it sees the network namespace sysfs was mounted in), into buf,
+// reused: it is not safe for concurrent use.
+type sysfsStats struct {
+	r   fsroot.Root
+	buf []byte
+}
 
-func (s sysfsStats) counters(iface string) (linkCounters, error) {
+func (s *sysfsStats) counters(iface string) (linkCounters, error) {
 	var c linkCounters
 	dir := "/sys/class/net/" + iface + "/statistics/"
 	for _, f := range []struct {
@@ -51,8 +55,9 @@ func (s sysfsStats) counters(iface string) (linkCounters, error) {
 		{"rx_missed_errors", &c.RXMissedErrors, hasRXMissedErrors}, {"rx_fifo_errors", &c.RXFIFOErrors, hasRXFIFOErrors},
 		{"rx_over_errors", &c.RXOverErrors, hasRXOverErrors}, {"tx_dropped", &c.TXDropped, hasTXDropped},
 	} {
-		v, err := s.r.ReadInt(dir + f.name)
-		if err != nil {
+		var v int64
+		var err error
+		if v, s.buf, err = s.r.ReadIntInto(dir+f.name, s.buf); err != nil {
 			if f.has != 0 && errors.Is(err, fs.ErrNotExist) {
 				continue
 			}

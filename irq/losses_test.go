@@ -122,7 +122,7 @@ func TestSamplerSysfsLosses(t *testing.T) {
 // older fixtures are: the read succeeds and says they are absent.
 func TestSysfsStatsOptional(t *testing.T) {
 	root := lossHost(t)
-	src := sysfsStats{newOptions([]Option{WithRoot(root)}).root}
+	src := &sysfsStats{r: newOptions([]Option{WithRoot(root)}).root}
 	c, err := src.counters("eth0")
 	if err != nil || c.Has != 0 || c.RXPackets != 1 {
 		t.Errorf("no optional files: %+v, %v", c, err)

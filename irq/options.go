@@ -41,7 +41,7 @@ func newOptions(opts []Option) options {
 		if live && o.netns != "" {
 			o.stats = netlinkStats{o.netns}
 		} else {
-			o.stats = sysfsStats{o.root}
+			o.stats = &sysfsStats{r: o.root}
 		}
 	}
 	if !o.queueStatsSet && live {

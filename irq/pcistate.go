@@ -1,6 +1,7 @@
 package irq
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -36,7 +37,7 @@ type pciRead struct {
 func (s *Sampler) readPCIe(r *reading) {
 	r.pcie = r.pcie[:0]
 	for _, a := range s.o.pcie {
-		r.pcie = append(r.pcie, readPCIFunction(s.o.root, a))
+		r.pcie = append(r.pcie, readPCIFunction(s.o.root, a, &s.fbuf))
 	}
 }
 
@@ -45,33 +46,40 @@ func (s *Sampler) readPCIe(r *reading) {
 // that are absent leave their values unset (a conventional PCI function has
 // no link files; one without the AER capability no AER files); a function
 // that is gone, or files that cannot be read or parsed, are named in err.
-func readPCIFunction(root fsroot.Root, raw string) pciRead {
+// The files are read into *buf, reused.
+func readPCIFunction(root fsroot.Root, raw string, buf *[]byte) pciRead {
 	a, err := pcie.ParseAddress(raw)
 	if err != nil {
 		return pciRead{addr: raw, err: err.Error()}
 	}
 	out := pciRead{addr: string(a)}
 	dir := "/sys/bus/pci/devices/" + out.addr
-	if !root.Exists(dir) {
+	var errs []string
+	attr := func(name string) (string, error) {
+		var err error
+		if *buf, err = root.ReadInto(dir+"/"+name, *buf, maxSysfsFile); err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, name+": "+err.Error())
+			}
+			return "", err
+		}
+		return string(bytes.TrimSpace(*buf)), nil
+	}
+	// Whether the function is there at all is asked only when its first
+	// file is not (a stat less per function and reading).
+	s, err := attr("current_link_speed")
+	if errors.Is(err, fs.ErrNotExist) && !root.Exists(dir) {
 		out.err = fmt.Errorf("%w: %s", pcie.ErrNotFound, a).Error()
 		return out
 	}
-	var errs []string
-	attr := func(name string) (string, bool) {
-		s, err := root.ReadString(dir + "/" + name)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			errs = append(errs, name+": "+err.Error())
-		}
-		return s, err == nil
-	}
-	if s, ok := attr("current_link_speed"); ok {
+	if err == nil {
 		v, err := pcie.ParseSpeed(s)
 		if err != nil && !errors.Is(err, pcie.ErrUnknownSpeed) {
 			errs = append(errs, "current_link_speed: "+err.Error())
 		}
 		out.gts = v // 0 when Unknown: no link
 	}
-	if s, ok := attr("current_link_width"); ok {
+	if s, err := attr("current_link_width"); err == nil {
 		v, err := pcie.ParseWidth(s)
 		if err != nil {
 			errs = append(errs, "current_link_width: "+err.Error())
@@ -79,7 +87,8 @@ func readPCIFunction(root fsroot.Root, raw string) pciRead {
 		out.width = v
 	}
 	for i, f := range aerFiles {
-		b, err := root.ReadFileMax(dir+"/"+f.file, maxSysfsFile)
+		var err error
+		*buf, err = root.ReadInto(dir+"/"+f.file, *buf, maxSysfsFile)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -87,12 +96,11 @@ func readPCIFunction(root fsroot.Root, raw string) pciRead {
 			errs = append(errs, f.file+": "+err.Error())
 			continue
 		}
-		m, err := pcie.ParseAERCounters(b)
+		v, ok, err := pcie.AERTotal(*buf, f.total)
 		if err != nil {
 			errs = append(errs, f.file+": "+err.Error())
 			continue
 		}
-		v, ok := m[f.total]
 		if !ok {
 			errs = append(errs, fmt.Sprintf("%s: %v: no %s line", f.file, pcie.ErrBadAER, f.total))
 			continue

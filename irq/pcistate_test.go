@@ -124,7 +124,7 @@ func TestSamplerPCIeMalformed(t *testing.T) {
 	f["aer_dev_fatal"] = "TOTAL_ERR_FATAL x\n"
 	f["aer_dev_nonfatal"] = "DLP 0\n"
 	pciFunction(t, root, "0000:01:00.0", f)
-	st := pcieStates(nil, []pciRead{readPCIFunction(newOptions([]Option{WithRoot(root)}).root, "0000:01:00.0")})[0]
+	st := pcieStates(nil, []pciRead{readPCIFunction(newOptions([]Option{WithRoot(root)}).root, "0000:01:00.0", new([]byte))})[0]
 	for _, want := range []string{
 		`current_link_speed: pcie: malformed link speed: "fast"`,
 		"aer_dev_nonfatal: pcie: malformed AER counters: no TOTAL_ERR_NONFATAL line",

@@ -2,10 +2,14 @@ package irq
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/prometheus/procfs"
 )
 
 // writeStat replaces <root>/proc/stat with per-CPU lines (user nice system
@@ -83,5 +87,213 @@ func TestSummarizeCPUTimeSplit(t *testing.T) {
 	if !near(c.UserPct, 40) || !near(c.SystemPct, 20) || !near(c.IdlePct, 25) || !near(c.IOWaitPct, 6) || !near(c.StealPct, 9) {
 		t.Errorf("window means = user %v system %v idle %v iowait %v steal %v, want 40 20 25 6 9",
 			c.UserPct, c.SystemPct, c.IdlePct, c.IOWaitPct, c.StealPct)
+	}
+}
+
+// procFiles returns the corpus of the /proc/stat, /proc/softirqs and
+// /proc/net/softnet_stat parsers: the captured files in testdata, the
+// generated 128-CPU ones of BenchmarkSample, older kernels' layouts and,
+// where there is a /proc, this host's.
+func procFiles(t *testing.T) map[string][]string {
+	t.Helper()
+	files := map[string][]string{
+		"stat": {string(genStat(benchCPUs, 1536)), string(genStat(3, 10)),
+			"cpu  1 2 3 4\ncpu0 1 2 3 4\ncpu1 5 6 7 8 9 10 11\nintr 1\n",                                // 2.6-era: 4 and 7 fields
+			"cpu  1 0 1 1 0 0 1 0 0 0\ncpu0 1 0 1 1 0 7 1 0 0 0\ncpu3\ncpu5 10 0 0 500 0 0 0 0 0 0 9\n", // a bare line; an 11th field
+		},
+		"softirqs": {string(genSoftirqs(benchCPUs))},
+		"softnet": {string(genSoftnet(benchCPUs)),
+			"00000001 00000002 00000003 00000000 00000000 00000000 00000000 00000000 00000004\n" + // 2.6.23: 9 columns
+				"0000000a 0000000B 0000000c 00000000 00000000 00000000 00000000 00000000 00000000 00000001 00000002\n", // 4.18: 11
+		},
+	}
+	for name, paths := range map[string][]string{
+		"softirqs": {"testdata/vm-2cpu-6.18-softirqs.txt", "testdata/virtio4-softirqs.txt", "testdata/iwlwifi-softirqs.txt", "/proc/softirqs"},
+		"softnet":  {"testdata/virtio4-net_softnet_stat.txt", "/proc/net/softnet_stat"},
+		"stat":     {"/proc/stat"},
+	} {
+		for _, p := range paths {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				if !strings.HasPrefix(p, "/proc") {
+					t.Fatal(err)
+				}
+				continue
+			}
+			files[name] = append(files[name], string(b))
+		}
+	}
+	return files
+}
+
+// TestProcFilesAgainstProcfs parses the corpus with this package's parsers
+// and with procfs, which the sampler used before, and wants the same
+// values.
+func TestProcFilesAgainstProcfs(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "net"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pfs, err := procfs.NewFS(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, s string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(root, name), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := procFiles(t)
+	for i, f := range files["stat"] {
+		write("stat", f)
+		want, err := pfs.Stat()
+		if err != nil {
+			t.Fatalf("stat %d: procfs: %v", i, err)
+		}
+		got := map[int]cpuTimes{}
+		accounted, err := parseStat([]byte(f), got)
+		if err != nil {
+			t.Fatalf("stat %d: %v", i, err)
+		}
+		wantAcc := false
+		if len(got) != len(want.CPU) {
+			t.Errorf("stat %d: %d CPUs, procfs %d", i, len(got), len(want.CPU))
+		}
+		for id, c := range want.CPU {
+			w := cpuTimes{total: c.User + c.Nice + c.System + c.Idle + c.Iowait + c.IRQ + c.SoftIRQ + c.Steal, user: c.User + c.Nice,
+				system: c.System, idle: c.Idle, iowait: c.Iowait, steal: c.Steal, irq: c.IRQ, softirq: c.SoftIRQ}
+			if got[int(id)] != w {
+				t.Errorf("stat %d cpu%d: %+v, procfs %+v", i, id, got[int(id)], w)
+			}
+			wantAcc = wantAcc || c.IRQ > 0
+		}
+		if accounted != wantAcc {
+			t.Errorf("stat %d: accounted %v, procfs %v", i, accounted, wantAcc)
+		}
+	}
+	for i, f := range files["softirqs"] {
+		write("softirqs", f)
+		want, err := pfs.Softirqs()
+		if err != nil {
+			t.Fatalf("softirqs %d: procfs: %v", i, err)
+		}
+		var cpus []int
+		var got netSoftirqs
+		if err := parseSoftirqs([]byte(f), &cpus, &got); err != nil {
+			t.Fatalf("softirqs %d: %v", i, err)
+		}
+		for k, id := range cpus {
+			if got.rx[id] != want.NetRx[k] || got.tx[id] != want.NetTx[k] {
+				t.Errorf("softirqs %d CPU%d: rx %d tx %d, procfs %d %d", i, id, got.rx[id], got.tx[id], want.NetRx[k], want.NetTx[k])
+			}
+		}
+		if len(got.rx) != len(want.NetRx) || len(got.tx) != len(want.NetTx) {
+			t.Errorf("softirqs %d: %d/%d columns, procfs %d/%d", i, len(got.rx), len(got.tx), len(want.NetRx), len(want.NetTx))
+		}
+	}
+	for i, f := range files["softnet"] {
+		write("net/softnet_stat", f)
+		want, err := pfs.NetSoftnetStat()
+		if err != nil {
+			t.Fatalf("softnet %d: procfs: %v", i, err)
+		}
+		online := []int{0, 2, 4, 6, 8} // line i is CPU 2i without a CPU id column
+		stat := map[int]cpuTimes{}
+		for _, id := range online {
+			stat[id] = cpuTimes{}
+		}
+		got := map[int]softnet{}
+		if err := parseSoftnet([]byte(f), stat, got); err != nil {
+			t.Fatalf("softnet %d: %v", i, err)
+		}
+		if len(got) != len(want) {
+			t.Errorf("softnet %d: %d lines, procfs %d", i, len(got), len(want))
+		}
+		for k, s := range want {
+			id := int(s.Index)
+			if s.Width < 13 {
+				id = online[k]
+			}
+			if w := (softnet{s.Processed, s.Dropped, s.TimeSqueezed}); got[id] != w {
+				t.Errorf("softnet %d cpu %d: %+v, procfs %+v", i, id, got[id], w)
+			}
+		}
+	}
+}
+
+// TestProcFilesMalformed: a file the kernel would not write is a
+// *ParseError naming the file and line.
+func TestProcFilesMalformed(t *testing.T) {
+	for _, c := range []struct {
+		file, in, want string
+	}{
+		{statFile, "cpu  1 2 3 4\ncpuX 1 2 3 4\n", "/proc/stat line 2: \"cpuX\" is not cpuN"},
+		{statFile, "cpu0 1 2 -3 4\n", "/proc/stat line 1: field 4: \"-3\" is not a count"},
+		{softirqsFile, "", "/proc/softirqs line 1: no CPU columns"},
+		{softirqsFile, "   CPU0  CPU1\n  NET_RX: 1 x\n  NET_TX: 1 2\n", "/proc/softirqs line 2: column 2: \"x\" is not a count"},
+		{softirqsFile, "   CPU0  CPU1\n  NET_RX: 1 2 3\n  NET_TX: 1 2\n", "/proc/softirqs: 3 NET_RX and 2 NET_TX columns under 2 CPU headers"},
+		{softirqsFile, "   CPU0  CPU1\n  NET_RX: 1 2\n", "/proc/softirqs: 2 NET_RX and 0 NET_TX columns under 2 CPU headers"},
+		{softnetFile, "0 0 0 0 0 0 0 0\n", "/proc/net/softnet_stat line 1: 8 columns, want at least 9"},
+		{softnetFile, "0 0 0 0 0 0 0 0 0\n\n", "/proc/net/softnet_stat line 2: 0 columns, want at least 9"},
+		{softnetFile, "0 0 0 0 0 0 0 0 100000000\n", "/proc/net/softnet_stat line 1: column 9: \"100000000\" is not a hex count"},
+		{softnetFile, "0 0 0 0 0 0 0 0 0x1\n", "/proc/net/softnet_stat line 1: column 9: \"0x1\" is not a hex count"},
+	} {
+		var err error
+		switch c.file {
+		case statFile:
+			_, err = parseStat([]byte(c.in), map[int]cpuTimes{})
+		case softirqsFile:
+			var cpus []int
+			var m netSoftirqs
+			err = parseSoftirqs([]byte(c.in), &cpus, &m)
+		case softnetFile:
+			err = parseSoftnet([]byte(c.in), nil, map[int]softnet{})
+		}
+		if _, ok := err.(*ParseError); !ok || !errors.Is(err, ErrMalformed) || err.Error() != c.want {
+			t.Errorf("%q: %v, want %s", c.in, err, c.want)
+		}
+	}
+}
+
+// TestSamplerMalformedSoftnet: a malformed softirqs or a softnet_stat gone
+// is named in Missing and gives no rates, not rates against an older
+// reading's counts; the sample stands.
+func TestSamplerMalformedSoftnet(t *testing.T) {
+	root, s, now := watchedHost(t)
+	h := hostState{cpus: []int{0, 1}, irq38: []uint64{0, 0}, stat: [][3]int{{0, 1, 0}, {0, 1, 0}},
+		netRX: []uint64{100, 100, 0}, softnet: [][3]uint32{{100, 0, 0}, {100, 0, 0}}}
+	for i, bad := range []bool{false, false, true, false} {
+		h.write(t, root)
+		if bad {
+			if err := os.WriteFile(filepath.Join(root, "proc/softirqs"), []byte("garbage\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Remove(filepath.Join(root, "proc/net/softnet_stat")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		*now = now.Add(time.Second)
+		x, err := s.Next(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := x.CPUs[1]
+		switch {
+		case bad && (len(x.Missing) != 2 || !strings.HasPrefix(x.Missing[0], "/proc/softirqs line 1: ") ||
+			!strings.HasPrefix(x.Missing[1], "/proc/net/softnet_stat: ") || !strings.HasSuffix(x.Missing[1], "no such file or directory")):
+			t.Errorf("reading %d: missing %q", i, x.Missing)
+		case !bad && len(x.Missing) > 0:
+			t.Errorf("reading %d: missing %q", i, x.Missing)
+		}
+		want := 0.0
+		if i < 2 {
+			want = 100 // both readings good
+		}
+		if c.SoftnetProcessedPerS != want || c.NetRXPerS != want {
+			t.Errorf("reading %d: softnet %v/s, NET_RX %v/s, want %v", i, c.SoftnetProcessedPerS, c.NetRXPerS, want)
+		}
+		h.softnet[1][0] += 100
+		h.netRX[1] += 100
 	}
 }

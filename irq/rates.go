@@ -19,34 +19,58 @@ func (s *Sampler) rates(a, b *reading) Sample {
 	}
 	out.Threads = threadRates(a, b, dt)
 	out.PCIe = pcieStates(a.pcie, b.pcie)
-	var nicIRQs map[int]float64
+	var nicIRQs []float64
 	out.NICs, nicIRQs = s.nicRates(a, b, dt)
 	// CPUs online at both readings; one that came online in between has no
 	// rate yet.
-	for _, cpu := range sortedKeys(b.stat) {
-		if _, ok := a.stat[cpu]; ok {
-			out.CPUs = append(out.CPUs, cpuRate(a, b, cpu, dt, nicIRQs[cpu]))
+	cpus := slices.DeleteFunc(sortedKeys(b.stat), func(cpu int) bool { _, ok := a.stat[cpu]; return !ok })
+	if len(cpus) > 0 {
+		out.CPUs = make([]CPURate, 0, len(cpus))
+	}
+	j := 0 // b's /proc/interrupts column of cpu
+	for _, cpu := range cpus {
+		for j < len(b.ints.CPUs) && b.ints.CPUs[j] < cpu {
+			j++
 		}
+		irqs := 0.0
+		if j < len(b.ints.CPUs) && b.ints.CPUs[j] == cpu {
+			irqs = nicIRQs[j]
+		}
+		out.CPUs = append(out.CPUs, cpuRate(a, b, cpu, dt, irqs))
 	}
 	return out
 }
 
 // nicRates returns each sampled NIC's traffic and interrupts between
-// readings a and b, and the interrupts of all their vectors per CPU.
-func (s *Sampler) nicRates(a, b *reading, dt float64) ([]NICRate, map[int]float64) {
-	acol, bcol := colIndex(a.ints.CPUs), colIndex(b.ints.CPUs)
+// readings a and b, and the interrupts of all their vectors per CPU, by
+// column of b's /proc/interrupts.
+func (s *Sampler) nicRates(a, b *reading, dt float64) ([]NICRate, []float64) {
+	acol := colsOf(a.ints.CPUs, b.ints.CPUs)
+	nicIRQs := make([]float64, len(b.ints.CPUs))
+	d := make([]uint64, len(b.ints.CPUs))
 	var out []NICRate
-	nicIRQs := map[int]float64{}
+	if len(s.queues) > 0 {
+		out = make([]NICRate, 0, len(s.queues))
+	}
 	for _, nq := range s.queues {
 		nr := NICRate{Name: nq.NIC}
+		if len(nq.Queues) > 0 {
+			nr.Queues = make([]QueueRate, 0, len(nq.Queues))
+		}
 		for _, q := range nq.Queues {
 			qr := QueueRate{IRQ: q.IRQ, Action: q.Action, Kind: q.Kind, Index: q.Index, CPU: -1, EffectiveCPUs: q.CPUs}
 			var best uint64
-			for cpu, d := range irqDeltas(&a.ints, &b.ints, acol, bcol, q.IRQ) {
-				nicIRQs[cpu] += float64(d) / dt
-				qr.IRQsPerS += float64(d) / dt
-				if d > best || (d == best && d > 0 && cpu < qr.CPU) {
-					best, qr.CPU = d, cpu
+			if irqDeltas(&a.ints, &b.ints, acol, q.IRQ, d) {
+				for j, n := range d {
+					if n == 0 {
+						continue
+					}
+					cpu := b.ints.CPUs[j]
+					nicIRQs[j] += float64(n) / dt
+					qr.IRQsPerS += float64(n) / dt
+					if n > best || (n == best && cpu < qr.CPU) {
+						best, qr.CPU = n, cpu
+					}
 				}
 			}
 			nr.IRQsPerS += qr.IRQsPerS
@@ -156,39 +180,47 @@ func clampPct(v float64) float64 {
 	return v
 }
 
-func colIndex(cpus []int) map[int]int {
-	m := make(map[int]int, len(cpus))
-	for i, c := range cpus {
-		m[c] = i
-	}
-	return m
-}
-
-// irqDeltas returns, per CPU id present in both readings, the interrupts of
-// IRQ irq in between. A row whose action changed was re-requested: its
-// counts restarted and count from 0.
-func irqDeltas(a, b *Interrupts, acol, bcol map[int]int, irq int) map[int]uint64 {
-	bi := b.Index(irq)
-	if bi < 0 {
-		return nil
-	}
-	ai := a.Index(irq)
-	reset := ai < 0 || a.Lines[ai].Actions != b.Lines[bi].Actions
-	bc := b.Counts(bi)
-	out := make(map[int]uint64, len(b.CPUs))
-	for cpu, j := range bcol {
-		if j >= b.Lines[bi].Columns {
-			continue
+// colsOf returns, for each CPU id in b (ascending, as a /proc/interrupts
+// header has them), its column in a (also ascending), or -1 when a has no
+// such column: the CPU came online in between.
+func colsOf(a, b []int) []int {
+	out := make([]int, len(b))
+	i := 0
+	for j, cpu := range b {
+		for i < len(a) && a[i] < cpu {
+			i++
 		}
-		i, ok := acol[cpu]
-		switch {
-		case reset:
-			out[cpu] = bc[j]
-		case !ok:
-			// The CPU came online in between; its count since then is unknown.
-		default:
-			out[cpu] = delta32(a.Counts(ai)[i], bc[j])
+		out[j] = -1
+		if i < len(a) && a[i] == cpu {
+			out[j] = i
 		}
 	}
 	return out
+}
+
+// irqDeltas puts in d, by column of b, the interrupts of IRQ irq between
+// readings a and b; acol is colsOf(a.CPUs, b.CPUs). A row whose action
+// changed was re-requested: its counts restarted and count from 0. A CPU
+// that came online in between, or a column the row does not have, is 0. It
+// returns false when b has no row for irq.
+func irqDeltas(a, b *Interrupts, acol []int, irq int, d []uint64) bool {
+	clear(d)
+	bi := b.Index(irq)
+	if bi < 0 {
+		return false
+	}
+	ai := a.Index(irq)
+	reset := ai < 0 || a.Lines[ai].Actions != b.Lines[bi].Actions
+	bc := b.Counts(bi)[:min(len(d), b.Lines[bi].Columns)]
+	if reset {
+		copy(d, bc)
+		return true
+	}
+	ac := a.Counts(ai)
+	for j, v := range bc {
+		if i := acol[j]; i >= 0 {
+			d[j] = delta32(ac[i], v)
+		}
+	}
+	return true
 }

@@ -11,19 +11,18 @@ import (
 	"time"
 
 	"github.com/nicdiag/nicdiag/nicinfo"
-	"github.com/prometheus/procfs"
 )
 
 // Sampler reads the counters at each interval and turns two readings into a
 // Sample. It is not safe for concurrent use.
 type Sampler struct {
 	o           options
-	proc        procfs.FS
 	nics        []nicinfo.NIC
 	queues      []NICQueues
 	softirqCPUs []int
 	prev, cur   *reading
 	buf         []byte // /proc/interrupts, reused
+	fbuf        []byte // the other /proc files, reused
 	watch       taskWatch
 }
 
@@ -50,11 +49,7 @@ type reading struct {
 // reading. nics may be empty: CPU rates are still sampled.
 func NewSampler(ctx context.Context, nics []nicinfo.NIC, opts ...Option) (*Sampler, error) {
 	o := newOptions(opts)
-	p, err := procfs.NewFS(o.root.Path("/proc"))
-	if err != nil {
-		return nil, err
-	}
-	s := &Sampler{o: o, proc: p, nics: slices.Clone(nics), prev: new(reading), cur: new(reading)}
+	s := &Sampler{o: o, nics: slices.Clone(nics), prev: new(reading), cur: new(reading)}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -126,18 +121,13 @@ func (s *Sampler) read(r *reading) error {
 	if err := ParseInterrupts(s.buf, &r.ints); err != nil {
 		return err
 	}
-	if r.stat, r.accounted, err = readStat(s.proc); err != nil {
-		return fmt.Errorf("/proc/stat: %w", err)
+	if err := s.readStat(r); err != nil {
+		return err
 	}
-	if r.net, err = readSoftirqs(s.o.root, s.proc, &s.softirqCPUs); err != nil {
-		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, ErrMalformed) {
-			return fmt.Errorf("/proc/softirqs: %w", err)
-		}
-		r.missing = append(r.missing, "/proc/softirqs: "+err.Error())
+	if err := s.readSoftirqs(r); err != nil {
+		return err
 	}
-	if r.softnet, err = readSoftnet(s.proc, sortedKeys(r.stat)); err != nil {
-		r.missing = append(r.missing, "/proc/net/softnet_stat: "+err.Error())
-	}
+	s.readSoftnet(r)
 	r.links, r.linkErr = perNIC(s.nics, s.o.stats.counters)
 	if s.o.queueStats != nil {
 		r.queues, r.queueErr = perNIC(s.nics, s.o.queueStats.counters)
@@ -148,6 +138,63 @@ func (s *Sampler) read(r *reading) error {
 	s.readTasks(r)
 	s.readPCIe(r)
 	return nil
+}
+
+// readStat reads /proc/stat into r.stat and r.accounted.
+func (s *Sampler) readStat(r *reading) error {
+	var err error
+	if s.fbuf, err = s.o.root.ReadInto(statFile, s.fbuf, maxProcFile); err != nil {
+		return fmt.Errorf("%s: %w", statFile, err)
+	}
+	if r.stat == nil {
+		r.stat = make(map[int]cpuTimes)
+	}
+	r.accounted, err = parseStat(s.fbuf, r.stat)
+	return err
+}
+
+// readSoftirqs reads /proc/softirqs into r.net; when it is absent or
+// malformed, r.net is empty and r.missing says why.
+func (s *Sampler) readSoftirqs(r *reading) error {
+	var err error
+	if s.fbuf, err = s.o.root.ReadInto(softirqsFile, s.fbuf, maxProcFile); err == nil {
+		err = parseSoftirqs(s.fbuf, &s.softirqCPUs, &r.net)
+	}
+	if err != nil {
+		clear(r.net.rx) // no rates from an older reading's counts
+		clear(r.net.tx)
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, ErrMalformed) {
+			return fmt.Errorf("%s: %w", softirqsFile, err)
+		}
+		r.missing = append(r.missing, missingLine(softirqsFile, err))
+	}
+	return nil
+}
+
+// readSoftnet reads /proc/net/softnet_stat into r.softnet, whose CPUs
+// are those of r.stat; when it cannot, r.softnet is empty and r.missing
+// says why.
+func (s *Sampler) readSoftnet(r *reading) {
+	if r.softnet == nil {
+		r.softnet = make(map[int]softnet)
+	}
+	var err error
+	if s.fbuf, err = s.o.root.ReadInto(softnetFile, s.fbuf, maxProcFile); err == nil {
+		err = parseSoftnet(s.fbuf, r.stat, r.softnet)
+	}
+	if err != nil {
+		clear(r.softnet)
+		r.missing = append(r.missing, missingLine(softnetFile, err))
+	}
+}
+
+// missingLine names file and what went wrong reading it for
+// Sample.Missing, once: a *ParseError names the file already.
+func missingLine(file string, err error) string {
+	if _, ok := err.(*ParseError); ok {
+		return err.Error()
+	}
+	return file + ": " + err.Error()
 }
 
 // perNIC reads one kind of counter for every NIC, keeping values and

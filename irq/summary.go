@@ -196,14 +196,16 @@ func landingOn(samples []Sample, cpu int, secs float64) []landing {
 	m := map[string]*landing{}
 	var keys []string
 	for _, x := range samples {
-		for _, n := range x.NICs {
-			for _, q := range n.Queues {
+		for i := range x.NICs {
+			n := &x.NICs[i]
+			for j := range n.Queues {
+				q := &n.Queues[j]
 				if q.CPU != cpu || q.IRQsPerS <= 0 {
 					continue
 				}
 				k := n.Name + "/" + strconv.Itoa(q.IRQ)
 				if m[k] == nil {
-					m[k] = &landing{nic: n.Name, q: q}
+					m[k] = &landing{nic: n.Name, q: *q}
 					keys = append(keys, k)
 				}
 				m[k].irqs += q.IRQsPerS * x.IntervalS / secs
@@ -231,7 +233,7 @@ func hotCores(samples []Sample, s Summary) []finding.Finding {
 		return nil // "one core while the others idle" needs others
 	}
 	var out []finding.Finding
-	for _, c := range s.CPUs {
+	for i, c := range s.CPUs {
 		others, n := 0.0, 0
 		for _, o := range s.CPUs {
 			if o.CPU != c.CPU {
@@ -251,12 +253,8 @@ func hotCores(samples []Sample, s Summary) []finding.Finding {
 			continue
 		}
 		if others >= hotCoreOthersPct || !mostSamples(samples, func(x Sample) bool {
-			for _, r := range x.CPUs {
-				if r.CPU == c.CPU {
-					return r.BusyPct >= hotCoreBusyPct && r.PacketPct() >= hotCoreMinPacketPct
-				}
-			}
-			return false
+			r, ok := cpuAt(x, c.CPU, i)
+			return ok && r.BusyPct >= hotCoreBusyPct && r.PacketPct() >= hotCoreMinPacketPct
 		}) {
 			continue
 		}
@@ -307,6 +305,21 @@ func queueLabel(q QueueRate) string {
 	return q.Action
 }
 
+// cpuAt returns the rates of cpu in sample x. A sampler's samples list the
+// same CPUs in the same order as the window's s.CPUs, so the one at hint
+// (cpu's index there) is tried first.
+func cpuAt(x Sample, cpu, hint int) (CPURate, bool) {
+	if hint < len(x.CPUs) && x.CPUs[hint].CPU == cpu {
+		return x.CPUs[hint], true
+	}
+	for _, r := range x.CPUs {
+		if r.CPU == cpu {
+			return r, true
+		}
+	}
+	return CPURate{}, false
+}
+
 // mostSamples reports whether ok holds in at least half of the samples.
 func mostSamples(samples []Sample, ok func(Sample) bool) bool {
 	n := 0
@@ -320,21 +333,16 @@ func mostSamples(samples []Sample, ok func(Sample) bool) bool {
 
 func softnetFindings(samples []Sample, s Summary) []finding.Finding {
 	var out []finding.Finding
-	for _, c := range s.CPUs {
+	for i, c := range s.CPUs {
 		cpu := c.CPU
-		at := func(x Sample) (CPURate, bool) {
-			for _, r := range x.CPUs {
-				if r.CPU == cpu {
-					return r, true
-				}
-			}
-			return CPURate{}, false
-		}
+		at := func(x Sample) (CPURate, bool) { return cpuAt(x, cpu, i) }
 		need := min(2, len(samples))
 		seen := 0
-		for _, x := range samples {
-			if r, ok := at(x); ok && r.SoftnetDroppedPerS > 0 {
-				seen++
+		if c.SoftnetDroppedPerS > 0 {
+			for _, x := range samples {
+				if r, ok := at(x); ok && r.SoftnetDroppedPerS > 0 {
+					seen++
+				}
 			}
 		}
 		if seen >= need && c.SoftnetDroppedPerS > 0 {

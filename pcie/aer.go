@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/nicdiag/nicdiag/internal/text"
 )
@@ -84,6 +86,75 @@ func ParseAERCounters(b []byte) (map[string]uint64, error) {
 		return nil, &AERError{Reason: "no counters"}
 	}
 	return out, nil
+}
+
+// AERTotal checks an AER statistics file as ParseAERCounters does, with the
+// same errors, and returns the count of its line named total (ok is false
+// when there is none), allocating nothing on a well-formed file: for a
+// sampler that reads the files at every interval and needs only the total.
+func AERTotal(b []byte, total string) (v uint64, ok bool, err error) {
+	var names [maxAERLines][]byte
+	n, line := 0, 0
+	for len(b) > 0 {
+		var l []byte
+		l, b, _ = bytes.Cut(b, []byte("\n"))
+		line++
+		if line > maxAERLines {
+			return 0, false, &AERError{Reason: fmt.Sprintf("more than %d lines", maxAERLines)}
+		}
+		// The fields as bytes.Fields splits them (at unicode.IsSpace).
+		var f [2][]byte
+		nf := 0
+		for i := 0; i < len(l); {
+			for i < len(l) {
+				r, w := utf8.DecodeRune(l[i:])
+				if !unicode.IsSpace(r) {
+					break
+				}
+				i += w
+			}
+			if i == len(l) {
+				break
+			}
+			j := i
+			for j < len(l) {
+				r, w := utf8.DecodeRune(l[j:])
+				if unicode.IsSpace(r) {
+					break
+				}
+				j += w
+			}
+			if nf < len(f) {
+				f[nf] = l[i:j]
+			}
+			nf++
+			i = j
+		}
+		if nf == 0 && len(b) == 0 {
+			break // the final newline, or trailing space
+		}
+		if nf != 2 {
+			return 0, false, &AERError{Line: line, Reason: fmt.Sprintf("want NAME COUNT: %q", text.Clip(string(l)))}
+		}
+		c, isDec := decimal(f[1])
+		if !isDec {
+			return 0, false, &AERError{Line: line, Reason: fmt.Sprintf("count is not a decimal number: %q", text.Clip(string(f[1])))}
+		}
+		for _, m := range names[:n] {
+			if bytes.Equal(m, f[0]) {
+				return 0, false, &AERError{Line: line, Reason: fmt.Sprintf("%q repeated", text.Clip(string(f[0])))}
+			}
+		}
+		names[n] = f[0]
+		n++
+		if string(f[0]) == total {
+			v, ok = c, true
+		}
+	}
+	if n == 0 {
+		return 0, false, &AERError{Reason: "no counters"}
+	}
+	return v, ok, nil
 }
 
 // decimal parses an unsigned decimal uint64: digits only, no sign, no

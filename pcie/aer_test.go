@@ -117,3 +117,32 @@ func FuzzAERCounters(f *testing.F) {
 		}
 	})
 }
+
+// FuzzAERTotal: AERTotal accepts and refuses what ParseAERCounters does,
+// with the same errors, and finds the same totals.
+func FuzzAERTotal(f *testing.F) {
+	for _, s := range []string{aerCorrectable, aerFatal, "", "\n", "TOTAL_ERR_COR 1", "a 1\na 2\n", "x \x00 1\n", "RxErr 99999999999999999999\n",
+		"RxErr\u00a01\n", "RxErr\u20281\n", "a 1\n\nb 2\n", "a 1\n \n", "\xff 1\n", "a\v1\f\n", manyLines(64), manyLines(65)} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := ParseAERCounters(b)
+		for _, total := range []string{AERCorrectableTotal, AERNonFatalTotal, AERFatalTotal, "a"} {
+			v, ok, terr := AERTotal(b, total)
+			w, wok := m[total]
+			if fmt.Sprint(terr) != fmt.Sprint(err) || v != w || ok != wok {
+				t.Fatalf("%q %s: %d %v %v; ParseAERCounters %d %v %v", b, total, v, ok, terr, w, wok, err)
+			}
+			if terr != nil && !errors.Is(terr, ErrBadAER) {
+				t.Fatalf("%q: %v", b, terr)
+			}
+		}
+	})
+}
+
+func TestAERTotalAllocs(t *testing.T) {
+	b := []byte(aerFatal)
+	if n := testing.AllocsPerRun(100, func() { AERTotal(b, AERFatalTotal) }); n != 0 {
+		t.Errorf("%v allocations", n)
+	}
+}

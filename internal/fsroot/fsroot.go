@@ -13,6 +13,7 @@
 package fsroot
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -110,11 +111,50 @@ func (r Root) ReadInt(p string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	return r.parseInt(p, s)
+}
+
+// ReadIntInto is ReadInt reading the file into buf's storage (ReadInto's
+// way, without an *os.File), for the attributes a sampler reads again at
+// every interval. It returns the buffer for the next call.
+func (r Root) ReadIntInto(p string, buf []byte) (int64, []byte, error) {
+	buf, err := r.ReadInto(p, buf, maxFile)
+	if err != nil {
+		return 0, buf, err
+	}
+	b := bytes.TrimSpace(buf)
+	if v, ok := plainDecimal(b); ok {
+		return v, buf, nil
+	}
+	v, err := r.parseInt(p, string(b))
+	return v, buf, err
+}
+
+// parseInt parses the trimmed contents s of the attribute at p as ReadInt
+// does: base prefixes (0x, 0o, 0b, a leading 0 for octal) and a sign.
+func (r Root) parseInt(p, s string) (int64, error) {
 	v, err := strconv.ParseInt(s, 0, 64)
 	if err != nil {
 		return 0, &fs.PathError{Op: "parse", Path: r.Path(p), Err: fmt.Errorf("not an integer: %q", text.Clip(s))}
 	}
 	return v, nil
+}
+
+// plainDecimal parses "0" or up to 18 decimal digits without a leading 0:
+// the numbers that strconv.ParseInt(s, 0, 64) reads as decimal and that
+// fit in an int64.
+func plainDecimal(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 18 || (b[0] == '0' && len(b) > 1) {
+		return 0, false
+	}
+	var v int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int64(c-'0')
+	}
+	return v, true
 }
 
 // ReadHex reads a hex attribute such as "0x8086" or "8086".

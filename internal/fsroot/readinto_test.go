@@ -4,9 +4,11 @@ package fsroot
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -44,5 +46,29 @@ func TestReadInto(t *testing.T) {
 	// A /proc file reports size 0 and is read to EOF.
 	if b, err := New("/").ReadInto("/proc/self/stat", nil, 4096); err == nil && !strings.Contains(string(b), ") ") {
 		t.Errorf("/proc/self/stat = %q", b)
+	}
+}
+
+// TestReadIntInto: ReadIntInto reads what ReadInt reads, the same way
+// (base prefixes, sign, surrounding space), with the same errors, and
+// reuses the buffer.
+func TestReadIntInto(t *testing.T) {
+	d := t.TempDir()
+	r := New(d)
+	var buf []byte
+	for i, s := range []string{"0", "1500\n", " 42 \n", "999999999999999999", "9223372036854775807", "9223372036854775808",
+		"010", "0x1af4\n", "-5", "+7", "1_000", "", "x", "18446744073709551615\n", "\u00a012\u00a0"} {
+		p := "/a" + strconv.Itoa(i)
+		must(t, os.WriteFile(filepath.Join(d, p), []byte(s), 0o644))
+		want, werr := r.ReadInt(p)
+		var got int64
+		var err error
+		got, buf, err = r.ReadIntInto(p, buf)
+		if got != want || fmt.Sprint(err) != fmt.Sprint(werr) {
+			t.Errorf("%q: %d, %v; ReadInt %d, %v", s, got, err, want, werr)
+		}
+	}
+	if _, _, err := r.ReadIntInto("/nope", buf); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("absent = %v", err)
 	}
 }
