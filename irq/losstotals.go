@@ -68,7 +68,7 @@ func (t *LossTotals) Get(name string) (uint64, bool) {
 // value that no 64-bit counter of the kernel reaches (negative in the file).
 func ReadLossTotals(iface string, driverStats map[string]uint64, opts ...Option) (*LossTotals, error) {
 	o := newOptions(opts)
-	c, err := sysfsStats{o.root}.counters(iface)
+	c, err := (&sysfsStats{r: o.root}).counters(iface)
 	if err != nil {
 		return nil, err
 	}
