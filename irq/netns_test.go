@@ -184,7 +184,9 @@ func TestKernelVethTraffic(t *testing.T) {
 	}
 	got := <-received
 	t.Logf("%d send errors", <-sendErrs)
-	if len(samples) < 3 || got == 0 {
+	// About 5 samples on a quiet machine; a loaded one (the race detector,
+	// other packages' tests) may take only 2 in the 3 s.
+	if len(samples) < 2 || got == 0 {
 		t.Fatalf("%d samples, %d datagrams received", len(samples), got)
 	}
 	var netRX, pkts float64

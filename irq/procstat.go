@@ -3,6 +3,8 @@ package irq
 import (
 	"bytes"
 	"slices"
+
+	"github.com/nicdiag/nicdiag/internal/text"
 )
 
 // /proc/stat, /proc/softirqs and /proc/net/softnet_stat are parsed by hand
@@ -58,7 +60,7 @@ func parseStat(b []byte, dst map[int]cpuTimes) (accounted bool, err error) {
 			if tok, i = nextField(l, i); len(tok) == 0 {
 				break
 			}
-			x, ok := decimal64(tok)
+			x, ok := text.Uint(tok)
 			if !ok {
 				return false, &ParseError{File: statFile, Line: line, Err: errf("field %d: %q is not a count", n+2, clip(tok))}
 			}
@@ -119,7 +121,7 @@ func parseSoftirqs(b []byte, cpus *[]int, dst *netSoftirqs) error {
 			if tok, i = nextField(l, i); len(tok) == 0 {
 				break
 			}
-			v, ok := decimal64(tok)
+			v, ok := text.Uint(tok)
 			if !ok {
 				return &ParseError{File: softirqsFile, Line: line, Err: errf("column %d: %q is not a count", *n+1, clip(tok))}
 			}

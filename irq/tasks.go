@@ -382,11 +382,11 @@ func parseTaskStat(b []byte, prevComm string) (taskStat, error) {
 		case 4:
 			st.ppid, ok = decimalInt(tok)
 		case 14:
-			st.utime, ok = decimal64(tok)
+			st.utime, ok = text.Uint(tok)
 		case 15:
-			st.stime, ok = decimal64(tok)
+			st.stime, ok = text.Uint(tok)
 		case 22:
-			st.start, ok = decimal64(tok)
+			st.start, ok = text.Uint(tok)
 		case 39:
 			st.cpu, ok = decimalInt(tok)
 		default:
@@ -402,28 +402,9 @@ func parseTaskStat(b []byte, prevComm string) (taskStat, error) {
 	return bad("%d fields, want at least 39", field)
 }
 
-// decimal64 parses an unsigned decimal uint64 without allocating.
-func decimal64(b []byte) (uint64, bool) {
-	if len(b) == 0 || len(b) > 20 {
-		return 0, false
-	}
-	var v uint64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		d := uint64(c - '0')
-		if v > (1<<64-1-d)/10 {
-			return 0, false
-		}
-		v = v*10 + d
-	}
-	return v, true
-}
-
 // decimalInt parses an unsigned decimal that fits an int32.
 func decimalInt(b []byte) (int, bool) {
-	v, ok := decimal64(b)
+	v, ok := text.Uint(b)
 	if !ok || v > 1<<31-1 {
 		return 0, false
 	}

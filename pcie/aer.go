@@ -72,7 +72,7 @@ func ParseAERCounters(b []byte) (map[string]uint64, error) {
 		if len(f) != 2 {
 			return nil, &AERError{Line: line, Reason: fmt.Sprintf("want NAME COUNT: %q", text.Clip(string(l)))}
 		}
-		v, ok := decimal(f[1])
+		v, ok := text.Uint(f[1])
 		if !ok {
 			return nil, &AERError{Line: line, Reason: fmt.Sprintf("count is not a decimal number: %q", text.Clip(string(f[1])))}
 		}
@@ -136,7 +136,7 @@ func AERTotal(b []byte, total string) (v uint64, ok bool, err error) {
 		if nf != 2 {
 			return 0, false, &AERError{Line: line, Reason: fmt.Sprintf("want NAME COUNT: %q", text.Clip(string(l)))}
 		}
-		c, isDec := decimal(f[1])
+		c, isDec := text.Uint(f[1])
 		if !isDec {
 			return 0, false, &AERError{Line: line, Reason: fmt.Sprintf("count is not a decimal number: %q", text.Clip(string(f[1])))}
 		}
@@ -155,24 +155,4 @@ func AERTotal(b []byte, total string) (v uint64, ok bool, err error) {
 		return 0, false, &AERError{Reason: "no counters"}
 	}
 	return v, ok, nil
-}
-
-// decimal parses an unsigned decimal uint64: digits only, no sign, no
-// overflow.
-func decimal(b []byte) (uint64, bool) {
-	if len(b) == 0 || len(b) > 20 {
-		return 0, false
-	}
-	var v uint64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		d := uint64(c - '0')
-		if v > (1<<64-1-d)/10 {
-			return 0, false
-		}
-		v = v*10 + d
-	}
-	return v, true
 }
