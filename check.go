@@ -30,6 +30,7 @@ func Checkers() []Checker {
 		bottleneckCheck,
 		queuesCheck,
 		localityCheck,
+		virtualCheck,
 		incompleteCheck,
 	}
 }

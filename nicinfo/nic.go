@@ -67,6 +67,15 @@ type NIC struct {
 	// Warnings are facts that contradict each other, e.g. an ethtool
 	// bus-info that is not the PCI function sysfs names.
 	Warnings []string `json:"warnings,omitempty"`
+
+	// Virtio is the virtio device of a virtio_net interface; nil for
+	// every other.
+	Virtio *VirtioDevice `json:"virtio,omitempty"`
+	// VFConfig holds an SR-IOV physical function's settings for each of
+	// its VFs (rate caps, VLAN, spoof check, trust), from rtnetlink on the
+	// live host and netlink/IFACE.json in a snapshot; nil for a function
+	// without VFs or when netlink is off (WithNetlink).
+	VFConfig []VFConfig `json:"vf_config,omitempty"`
 }
 
 // Physical reports whether the interface sits on a bus (PCI, USB or other)
