@@ -38,6 +38,9 @@ type Host struct {
 	Identity []nicinfo.Identity `json:"-"`
 	// Unread lists what could not be read, and so not judged.
 	Unread []Unread `json:"unread,omitempty"`
+	// Platform says whether the host is a virtual machine, and whose
+	// (nicinfo.ReadPlatform).
+	Platform nicinfo.Platform `json:"platform"`
 
 	vfs   map[pcie.Address]bool
 	ident map[string]*nicinfo.Identity // misidentification by interface
@@ -131,6 +134,7 @@ func Inspect(ctx context.Context, opts ...Option) (*Host, error) {
 		return nil, err
 	}
 	h := &Host{Root: o.rootDir(), vfs: map[pcie.Address]bool{}, ident: map[string]*nicinfo.Identity{}}
+	h.Platform = nicinfo.ReadPlatform(ctx, o.nicinfo()...)
 	bare, err := nicinfo.NoNetdev(ctx, o.nicinfo()...)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -85,6 +85,11 @@ const (
 	// a ring that holds under 1 ms at line rate.
 	NICRingDrops Code = "nic.ring_drops"
 	NICRingSmall Code = "nic.ring_small"
+	// Virtual and cloud NICs: an emulated chip in a VM, a virtio NIC whose
+	// host offers one queue pair, an SR-IOV VF whose PF caps its rate.
+	NICEmulated          Code = "nic.emulated"
+	NICVirtioSingleQueue Code = "nic.virtio_single_queue"
+	NICVFRateLimited     Code = "nic.vf_rate_limited"
 	// NicdiagIncomplete says a check family could not run, or ran on
 	// less than it needs, so that its silence is not read as clean.
 	NicdiagIncomplete Code = "nicdiag.incomplete"

@@ -1,12 +1,17 @@
 // Package nicinfo lists the network interfaces of a Linux host as one record
 // each: identity (PCI, USB or virtual; vendor, device and subsystem IDs with
 // their pci.ids names), drivers, firmware, the Ethernet link, queues, NUMA
-// placement, the PCI function's IRQs and SR-IOV relations.
+// placement, the PCI function's IRQs and SR-IOV relations, a virtio_net
+// interface's virtio feature bits and an SR-IOV PF's VF settings (rate
+// caps, VLAN, trust). ReadPlatform says whether the host is a virtual
+// machine, and whose.
 //
 // Every read goes through a root: the live host ("/"), or the directory of an
 // unpacked snapshot (see package snapshot), with the same code. On the live
 // host the ethtool answers come from the kernel's SIOCETHTOOL ioctls; in a
-// snapshot from ethtool/IFACE.json (see EthtoolAnswers).
+// snapshot from ethtool/IFACE.json (see EthtoolAnswers). The VF settings
+// come from rtnetlink on the live host and from netlink/IFACE.json in a
+// snapshot (see NetlinkAnswers).
 //
 // Nothing here fails because one file is missing, unreadable or malformed:
 // the field stays at its zero value and NIC.Missing names it with the reason.

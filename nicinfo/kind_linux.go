@@ -7,11 +7,19 @@ import (
 	"github.com/vishvananda/netlink"
 )
 
-// linkKinds asks netlink for every link's kind ("veth", "bridge", "device";
-// "loopback" for lo, which netlink also calls "device"),
-// the one fact sysfs does not hold. An interrupted dump is retried, and its
-// data used if it keeps being interrupted.
-func linkKinds() (map[string]string, error) {
+// linkFacts is what the netlink dump says about one link that sysfs does
+// not: its kind and, for an SR-IOV PF, its VFs' settings.
+type linkFacts struct {
+	kind string
+	vfs  []VFConfig
+}
+
+// linkInfo asks netlink for every link's kind ("veth", "bridge", "device";
+// "loopback" for lo, which netlink also calls "device") and VF settings
+// (the dump carries RTEXT_FILTER_VF), the facts sysfs does not hold. An
+// interrupted dump is retried, and its data used if it keeps being
+// interrupted.
+func linkInfo() (map[string]linkFacts, error) {
 	var links []netlink.Link
 	var err error
 	for try := 0; try < 3; try++ {
@@ -23,13 +31,45 @@ func linkKinds() (map[string]string, error) {
 	if err != nil && !errors.Is(err, netlink.ErrDumpInterrupted) {
 		return nil, err
 	}
-	kinds := make(map[string]string, len(links))
+	out := make(map[string]linkFacts, len(links))
 	for _, l := range links {
+		a := l.Attrs()
 		k := l.Type()
-		if k == "device" && l.Attrs().Flags&net.FlagLoopback != 0 {
+		if k == "device" && a.Flags&net.FlagLoopback != 0 {
 			k = "loopback" // netlink's "device" is any link without a kind
 		}
-		kinds[l.Attrs().Name] = k
+		f := linkFacts{kind: k}
+		for _, v := range a.Vfs {
+			f.vfs = append(f.vfs, vfFromNetlink(v))
+		}
+		out[a.Name] = f
 	}
-	return kinds, nil
+	return out, nil
+}
+
+// vfFromNetlink converts the library's VF record. The transmit cap is
+// IFLA_VF_RATE's max_tx_rate, or the older IFLA_VF_TX_RATE that drivers
+// without min/max rates fill.
+func vfFromNetlink(v netlink.VfInfo) VFConfig {
+	c := VFConfig{
+		VF: v.ID, VLAN: v.Vlan, QoS: v.Qos,
+		MaxTxRateMbps: int(v.MaxTxRate), MinTxRateMbps: int(v.MinTxRate),
+		SpoofCheck: v.Spoofchk, Trust: v.Trust != 0, LinkState: vfLinkState(v.LinkState),
+	}
+	if c.MaxTxRateMbps == 0 && v.TxRate > 0 {
+		c.MaxTxRateMbps = v.TxRate
+	}
+	if len(v.Mac) == 6 && !allZero(v.Mac) { // 00:00:00:00:00:00: none set
+		c.MAC = v.Mac.String()
+	}
+	return c
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }

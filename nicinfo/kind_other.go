@@ -4,6 +4,11 @@ package nicinfo
 
 import "errors"
 
-func linkKinds() (map[string]string, error) {
+type linkFacts struct {
+	kind string
+	vfs  []VFConfig
+}
+
+func linkInfo() (map[string]linkFacts, error) {
 	return nil, errors.New("netlink: only on Linux")
 }

@@ -74,10 +74,10 @@ func build(ctx context.Context, o options, ifaces []string) ([]NIC, error) {
 	if c, ok := o.ethtool.(io.Closer); ok && !o.ethtoolSet {
 		defer c.Close()
 	}
-	var kinds map[string]string
+	var links map[string]linkFacts
 	var kindErr error
 	if o.root.Live() && o.netlink {
-		kinds, kindErr = linkKinds()
+		links, kindErr = linkInfo()
 	}
 	nics := make([]NIC, len(ifaces))
 	var q PCIQuery
@@ -95,12 +95,19 @@ func build(ctx context.Context, o options, ifaces []string) ([]NIC, error) {
 		if dev != "" {
 			bdf, pciDir = r.join(dev)
 		}
-		if kinds != nil {
-			if k, ok := kinds[name]; ok {
-				n.Kind = k
+		var vfs []VFConfig
+		if links != nil {
+			if l, ok := links[name]; ok {
+				n.Kind, vfs = l.kind, l.vfs
 			}
 		} else if kindErr != nil {
 			r.missing("kind", kindErr)
+		}
+		if !o.root.Live() {
+			var err error
+			if vfs, err = readVFFile(o.root, name); err != nil {
+				r.missing("netlink.vfs", err)
+			}
 		}
 		a := r.ethtool(ctx, o.ethtool)
 		if bdf == "" && a != nil && n.Bus != BusUSB {
@@ -121,6 +128,7 @@ func build(ctx context.Context, o options, ifaces []string) ([]NIC, error) {
 				n.Warnings = append(n.Warnings, fmt.Sprintf("ethtool bus-info %q is not the PCI function sysfs names (%s)", text.Clip(a.BusInfo), bdf))
 			}
 		}
+		r.joinVFs(pciDir, vfs)
 	}
 	if q.vendors != nil {
 		names, err := loadPCINames(o.root, o.pciIDs, &q)

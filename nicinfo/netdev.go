@@ -170,6 +170,7 @@ func (r *reader) join(dev string) (bdf pcie.Address, pciDir string) {
 	if drv, err := r.readLinkBase(dev + "/driver"); err == nil {
 		n.Driver = drv // the netdev's driver; ethtool's answer replaces it
 	}
+	r.readVirtio(dev)
 	for p := dev; p != "/sys/devices" && p != "/" && p != "."; p = path.Dir(p) {
 		base := path.Base(p)
 		if a := pcie.Address(base); a.Valid() {

@@ -74,6 +74,15 @@ type NIC struct {
 	// held back (EthtoolAnswers.LossStats), since it started counting;
 	// nil when none was read.
 	LossStats map[string]uint64 `json:"loss_stats,omitempty"`
+
+	// Virtio is the virtio device of a virtio_net interface; nil for
+	// every other.
+	Virtio *VirtioDevice `json:"virtio,omitempty"`
+	// VFConfig holds an SR-IOV physical function's settings for each of
+	// its VFs (rate caps, VLAN, spoof check, trust), from rtnetlink on the
+	// live host and netlink/IFACE.json in a snapshot; nil for a function
+	// without VFs or when netlink is off (WithNetlink).
+	VFConfig []VFConfig `json:"vf_config,omitempty"`
 }
 
 // Physical reports whether the interface sits on a bus (PCI, USB or other)

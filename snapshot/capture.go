@@ -95,6 +95,7 @@ var netAttrs = []string{
 var procFiles = []string{
 	"/proc/interrupts", "/proc/softirqs", "/proc/stat", "/proc/net/softnet_stat", "/proc/cpuinfo",
 	"/sys/devices/system/cpu/online", "/sys/devices/system/cpu/possible",
+	"/sys/hypervisor/type", // with /sys/class/dmi/id's strings: nicinfo.ReadPlatform
 }
 
 var irqFiles = []string{"smp_affinity", "smp_affinity_list", "effective_affinity", "effective_affinity_list", "node", "affinity_hint"}
@@ -134,6 +135,7 @@ func Capture(ctx context.Context, dir string, opts ...CaptureOption) (*Manifest,
 		return nil, err
 	}
 	m.Interfaces = ifaces
+	c.copyNetlink(ctx, ifaces)
 	c.copyPCI()
 	c.copyThunderbolt()
 	c.copyProc()

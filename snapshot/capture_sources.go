@@ -2,9 +2,12 @@ package snapshot
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/nicdiag/nicdiag/nicinfo"
@@ -92,10 +95,49 @@ func (c *copier) copyProc() {
 			c.copyNames("/proc/irq/"+n, irqFiles)
 		}
 	}
+	// The machine's identity (nicinfo.ReadPlatform): /sys/class/dmi/id is a
+	// link into /sys/devices/virtual/dmi. Serial numbers and UUIDs are not
+	// taken.
+	if real, err := c.resolve("/sys/class/dmi/id"); err == nil {
+		c.copyNames(real, dmiAttrs)
+	}
 	nodes, _ := c.list("/sys/devices/system/node")
 	for _, n := range nodes {
 		if strings.HasPrefix(n, "node") {
 			c.copyNames("/sys/devices/system/node/"+n, []string{"cpulist", "cpumap"})
+		}
+	}
+}
+
+// dmiAttrs are the DMI strings nicinfo.ReadPlatform reads.
+var dmiAttrs = []string{"sys_vendor", "product_name"}
+
+// copyNetlink writes netlink/IFACE.json for each captured interface with
+// SR-IOV VFs: their settings as rtnetlink reports them on the live host, or
+// as the source snapshot holds them.
+func (c *copier) copyNetlink(ctx context.Context, ifaces []string) {
+	vfs, err := nicinfo.VFConfigs(ctx, nicinfo.WithRoot(c.src))
+	if err != nil {
+		c.skip("netlink", err)
+		return
+	}
+	for _, name := range ifaces {
+		v := vfs[name]
+		if len(v) == 0 {
+			continue
+		}
+		b, err := json.MarshalIndent(nicinfo.NetlinkAnswers{Schema: nicinfo.NetlinkSchema, VFs: v}, "", "  ")
+		if err != nil {
+			c.skip("netlink/"+name+".json", err)
+			continue
+		}
+		dst := c.out("/netlink/" + name + ".json")
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			c.fatal = err
+			return
+		}
+		if err := os.WriteFile(dst, append(b, '\n'), 0o644); err != nil {
+			c.fatal = err
 		}
 	}
 }

@@ -85,9 +85,10 @@ func TestLiveRoundTrip(t *testing.T) {
 }
 
 // Capturing from a snapshot directory reproduces its listing: every file
-// List reads is captured, symlinks included.
+// List reads is captured, symlinks included, and so are the platform's
+// signals (ReadPlatform) and the VF settings of netlink/IFACE.json.
 func TestCaptureFromRoot(t *testing.T) {
-	for _, name := range []string{"xeon-i350-sriov-bcm5709", "virtio-kvm", "82576-minipcie-x1"} {
+	for _, name := range []string{"xeon-i350-sriov-bcm5709", "virtio-kvm", "82576-minipcie-x1", "qemu-lab-links", "qemu-lab-igb-vfs"} {
 		t.Run(name, func(t *testing.T) {
 			src := filepath.Join("..", "testdata", "snapshots", name)
 			if _, err := os.Stat(src); err != nil {
@@ -112,6 +113,9 @@ func TestCaptureFromRoot(t *testing.T) {
 			}
 			if asJSON(t, got) != asJSON(t, want) {
 				t.Errorf("captured copy lists\n%s\nsource lists\n%s", asJSON(t, got), asJSON(t, want))
+			}
+			if p, q := nicinfo.ReadPlatform(ctx, nicinfo.WithRoot(dst)), nicinfo.ReadPlatform(ctx, nicinfo.WithRoot(src)); p != q {
+				t.Errorf("captured platform %+v, source %+v", p, q)
 			}
 			// Links are relative and stay inside.
 			l, err := os.Readlink(filepath.Join(dst, "sys/class/net", want[0].Name))

@@ -90,7 +90,7 @@ func topLevel(dir string) string {
 		return dir
 	}
 	switch name := entries[0].Name(); name {
-	case "sys", "proc", "ethtool":
+	case "sys", "proc", "ethtool", "netlink":
 		return dir // a snapshot holding only one of its trees
 	default:
 		return filepath.Join(dir, name)

@@ -344,6 +344,7 @@ func TestLinks(t *testing.T) {
 		"0000:02:00.0": {[2]uint16{0x1af4, 0x1041}, "virtio-pci", "virtio_net", true},
 		"0000:03:00.0": {[2]uint16{0x15ad, 0x07b0}, "vmxnet3", "vmxnet3", true},
 		"0000:00:13.0": {[2]uint16{0x8086, 0x100e}, "e1000", "e1000", false},
+		"0000:00:14.0": {[2]uint16{0x1af4, 0x1000}, "virtio-pci", "virtio_net", false},
 	}
 	byFn := map[string]NetFact{}
 	for _, f := range facts {
@@ -401,6 +402,59 @@ func TestLinks(t *testing.T) {
 		}
 		if cs.RC != exitFor(c.Findings) {
 			t.Errorf("check exited %d; its findings call for %d", cs.RC, exitFor(c.Findings))
+		}
+	})
+
+	// The guest is a QEMU VM (DMI, CPU flag): QEMU's e1000 and e1000e are
+	// nic.emulated, vmxnet3 and virtio are not. The virtio device without
+	// mq lacks VIRTIO_NET_F_MQ (bit 22 of its features) and is
+	// nic.virtio_single_queue, with no nic.single_queue beside it; the
+	// mq=on one has the bit and neither.
+	t.Run("virtual", func(t *testing.T) {
+		plat := strings.Fields(sec(t, secs, "platform").Stdout)
+		if len(plat) != 3 || plat[0] != "QEMU" || plat[2] != "hypervisor" {
+			t.Fatalf("guest platform %q: want sys_vendor QEMU, a CPU count, the hypervisor flag", plat)
+		}
+		mq := map[string]byte{}
+		for _, l := range strings.Split(sec(t, secs, "virtio").Stdout, "\n") {
+			if fn, bits, ok := strings.Cut(strings.TrimSpace(l), " "); ok && len(bits) > 22 {
+				mq[fn] = bits[22]
+			}
+		}
+		if mq["0000:00:14.0"] != '0' || mq["0000:02:00.0"] != '1' {
+			t.Fatalf("VIRTIO_NET_F_MQ by function %q: the topology expects 00:14.0 without, 02:00.0 with", mq)
+		}
+		var c checkDoc
+		nicdiagJSON(t, sec(t, secs, "check"), &c)
+		got := map[string]findingJSON{}
+		for _, f := range c.Findings {
+			got[f.Code+" "+f.Subject] = f
+		}
+		name := func(fn string) string { return byFn[fn].Name }
+		for _, fn := range []string{"0000:00:13.0", "0000:01:00.0"} {
+			f, ok := got["nic.emulated "+name(fn)]
+			if !ok || f.Severity != "warn" || f.Evidence["hypervisor"] != "QEMU" || f.Evidence["paravirtual"] != "virtio-net" {
+				t.Errorf("%s (%s): nic.emulated %+v (present %v), want warn on QEMU with virtio-net", name(fn), fn, f, ok)
+			}
+		}
+		for _, fn := range []string{"0000:02:00.0", "0000:03:00.0", "0000:00:14.0"} {
+			if f, ok := got["nic.emulated "+name(fn)]; ok {
+				t.Errorf("%s (%s) is paravirtual: %+v", name(fn), fn, f)
+			}
+		}
+		sq := name("0000:00:14.0")
+		f, ok := got["nic.virtio_single_queue "+sq]
+		if !ok || f.Severity != "warn" || f.Evidence["virtio_mq"] != "not offered" || f.Evidence["vcpus"] != plat[1] {
+			t.Errorf("%s: nic.virtio_single_queue %+v (present %v), want warn, MQ not offered, %s vCPUs", sq, f, ok, plat[1])
+		}
+		if f, ok := got["nic.single_queue "+sq]; ok {
+			t.Errorf("%s: nic.single_queue beside the virtio verdict: %+v", sq, f)
+		}
+		mqn := name("0000:02:00.0")
+		for _, code := range []string{"nic.virtio_single_queue", "nic.single_queue"} {
+			if f, ok := got[code+" "+mqn]; ok {
+				t.Errorf("%s (mq=on, 4 pairs): %+v", mqn, f)
+			}
 		}
 	})
 
@@ -569,6 +623,63 @@ func TestIGB(t *testing.T) {
 		}
 		var c checkDoc
 		nicdiagJSON(t, sec(t, secs, "check1"), &c)
+		// igbvf has one queue pair by design: no nic.single_queue.
+		for _, f := range c.Findings {
+			for _, vf := range vfs {
+				if f.Code == "nic.single_queue" && f.Subject == vf.Name {
+					t.Errorf("VF %s: %s %s", vf.Name, f.Code, f.Summary)
+				}
+			}
+		}
+	})
+
+	// `ip link set eth0 vf 0 max_tx_rate 100`: nic.vf_rate_limited on VF 0
+	// (01:10.0), a warning against its 1000 Mb/s link, live and from a
+	// snapshot of the same state; gone once the cap is 0.
+	t.Run("vf-rate", func(t *testing.T) {
+		if s := sec(t, secs, "setrate"); s.RC != 0 {
+			t.Fatalf("ip link set eth0 vf 0 max_tx_rate 100: exit %d: %s", s.RC, s.Stderr)
+		}
+		if s := sec(t, secs, "iplink2").Stdout; !strings.Contains(s, "max_tx_rate 100Mbps") {
+			t.Fatalf("the kernel does not report the cap: %s", s)
+		}
+		var vf0 string
+		for _, f := range factsOf(t, sec(t, secs, "facts1")) {
+			if f.Function == "0000:01:10.0" {
+				vf0 = f.Name
+			}
+		}
+		if vf0 == "" {
+			t.Fatal("no netdev on VF 0 (0000:01:10.0)")
+		}
+		rate := func(name string) []findingJSON {
+			var c checkDoc
+			nicdiagJSON(t, sec(t, secs, name), &c)
+			var out []findingJSON
+			for _, f := range c.Findings {
+				if f.Code == "nic.vf_rate_limited" {
+					out = append(out, f)
+				}
+			}
+			return out
+		}
+		live, snap := rate("check2"), rate("snapcheck2")
+		if len(live) != 1 || live[0].Subject != vf0 || live[0].Severity != "warn" || live[0].Evidence["max_tx_rate_mbps"] != "100" ||
+			live[0].Evidence["function"] != "0000:01:10.0" || live[0].Evidence["pf"] != pf.Name {
+			t.Errorf("live: %+v, want one warn on %s with max_tx_rate 100", live, vf0)
+		}
+		if len(snap) != len(live) || len(snap) == 1 && (snap[0].Summary != live[0].Summary || snap[0].Severity != live[0].Severity) {
+			t.Errorf("snapshot of the same state: %+v, live %+v", snap, live)
+		}
+		if s := sec(t, secs, "unsetrate"); s.RC != 0 {
+			t.Fatalf("max_tx_rate 0: exit %d: %s", s.RC, s.Stderr)
+		}
+		if got := rate("check3"); len(got) != 0 {
+			t.Errorf("after max_tx_rate 0: %+v", got)
+		}
+		if len(live) == 1 {
+			t.Logf("%s %s: %s", live[0].Severity, live[0].Subject, live[0].Summary)
+		}
 	})
 }
 

@@ -1,5 +1,6 @@
 # Boot "igb": 82576 behind a 2.5 GT/s x1 port.  Before SR-IOV: identity and
-# MSI-X queue vectors; then two VFs through sriov_numvfs, bound to igbvf.
+# MSI-X queue vectors; then two VFs through sriov_numvfs, bound to igbvf;
+# then a transmit cap on VF 0 set and removed.
 sec facts0 netfacts
 sec interrupts0 cat /proc/interrupts
 sec list0 nicdiag list --all --json
@@ -38,4 +39,14 @@ sec facts1 netfacts
 sec interrupts1 cat /proc/interrupts
 sec list1 nicdiag list --all --json
 sec check1 nicdiag check --json
+# A PF-set transmit cap on VF 0 (igb accepts it only with the PF's link up,
+# which the VF reset took down for a moment): nic.vf_rate_limited, live and
+# from a snapshot of the same state; then the cap removed.
+i=0; while [ $i -lt 100 ]; do [ "$(cat /sys/class/net/eth0/carrier 2>/dev/null)" = 1 ] && break; sleep 0.1; i=$((i+1)); done
+sec setrate ip link set eth0 vf 0 max_tx_rate 100
+sec iplink2 ip link show eth0
+sec check2 nicdiag check --json
+sec snapcheck2 sh -c 'nicdiag snapshot -o /tmp/snap2 >/dev/null && nicdiag --root /tmp/snap2 check --json'
+sec unsetrate ip link set eth0 vf 0 max_tx_rate 0
+sec check3 nicdiag check --json
 exit 0

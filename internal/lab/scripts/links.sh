@@ -1,11 +1,17 @@
 # Boot "links": e1000e behind a 2.5 GT/s x1 port, virtio-net (4 queue pairs)
-# behind an 8 GT/s x4 port, vmxnet3 behind a 16 GT/s x16 port, e1000 on the
-# root bus.  What the kernel says, then what nicdiag says.
+# behind an 8 GT/s x4 port, vmxnet3 behind a 16 GT/s x16 port, e1000 and a
+# single-queue virtio-net on the root bus.  What the kernel says, then what nicdiag says.
 sec facts netfacts
 sec interrupts cat /proc/interrupts
 sec list nicdiag list --all --json
 sec list-text nicdiag list --all
 sec check nicdiag check --json
+# What says VM (DMI, the CPU flag, the vCPU count) and each virtio device's
+# negotiated features (bit 22 is VIRTIO_NET_F_MQ): the ground truth of
+# nic.emulated and nic.virtio_single_queue.
+sec platform sh -c 'cat /sys/class/dmi/id/sys_vendor; grep -c ^processor /proc/cpuinfo; grep -m1 -ow hypervisor /proc/cpuinfo'
+sec virtio sh -c 'for d in /sys/bus/virtio/devices/*; do
+  [ -e "$d/features" ] && echo "$(basename "$(dirname "$(readlink -f "$d")")") $(cat "$d/features")"; done'
 for p in /sys/class/net/*; do
   n=${p##*/}; [ "$n" = lo ] || sec "show-$n" nicdiag show --json "$n"
   [ "$n" = lo ] || sec "explain-$n" nicdiag explain --json "$n"
