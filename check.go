@@ -30,6 +30,8 @@ func Checkers() []Checker {
 		bottleneckCheck,
 		queuesCheck,
 		localityCheck,
+		offloadsCheck,
+		coalesceCheck,
 		incompleteCheck,
 	}
 }

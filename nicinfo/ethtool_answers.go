@@ -16,12 +16,18 @@ const EthtoolSchema = 1
 //	  "channels": {"max_rx": 0, "max_tx": 0, "max_other": 1, "max_combined": 8,
 //	               "rx": 0, "tx": 0, "other": 1, "combined": 4},
 //	  "perm_addr": "00:1b:21:00:00:01",
-//	  "errors": {"channels": "operation not supported"}
+//	  "errors": {"channels": "operation not supported"},
+//	  "features": {"rx-gro": {"active": true, "requested": true},
+//	               "rx-lro": {"active": false, "fixed": true},
+//	               "tx-tcp-segmentation": {"active": true, "requested": true}},
+//	  "coalesce": {"rx_usecs": 3, "tx_usecs": 3, "source": "netlink"}
 //	}
 //
 // A request that failed has no field and an entry in Errors, keyed by the
 // field name it would have filled ("driver" covers driver, version,
-// firmware_version and bus_info).
+// firmware_version and bus_info). Features and Coalesce came later than
+// schema 1's other fields: a file without them reads as one whose
+// requests were not made (nil), not as offloads that are off.
 type EthtoolAnswers struct {
 	Schema          int               `json:"schema"`
 	Driver          string            `json:"driver,omitempty"`
@@ -32,6 +38,12 @@ type EthtoolAnswers struct {
 	Channels        *Channels         `json:"channels,omitempty"`
 	PermAddr        string            `json:"perm_addr,omitempty"`
 	Errors          map[string]string `json:"errors,omitempty"`
+	// Features are the judged offloads (JudgedFeatures) by kernel name,
+	// from ETHTOOL_GFEATURES.
+	Features map[string]Feature `json:"features,omitempty"`
+	// Coalesce is the interrupt moderation, from ETHTOOL_MSG_COALESCE_GET
+	// (or ETHTOOL_GCOALESCE).
+	Coalesce *Coalesce `json:"coalesce,omitempty"`
 }
 
 // EthtoolLink is ETHTOOL_GLINKSETTINGS (or legacy GSET) decoded.

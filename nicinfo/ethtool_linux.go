@@ -16,7 +16,9 @@ import (
 // LiveEthtool returns the source that asks the running kernel through
 // SIOCETHTOOL ioctls: driver info, link settings (ETHTOOL_GLINKSETTINGS with
 // the kernel's word-count handshake, so modes of 25G and up are kept; legacy
-// GSET when a driver lacks it), channels and the permanent address. Sockets
+// GSET when a driver lacks it), channels, the permanent address, the
+// offload features nicdiag judges (ETHTOOL_GFEATURES) and the interrupt
+// moderation (ETHTOOL_MSG_COALESCE_GET, or ETHTOOL_GCOALESCE). Sockets
 // are opened on first use, in the network namespace of the calling thread,
 // and closed by Close.
 func LiveEthtool() EthtoolSource { return &liveEthtool{} }
@@ -27,6 +29,10 @@ type liveEthtool struct {
 	fd  int
 	ifr ifreqPtr
 	ls  *linkSettings
+	// family is the ethtool generic netlink family's ID, asked once;
+	// familyErr says why there is none (a kernel before 5.6).
+	family    uint16
+	familyErr error
 }
 
 // ifreqPtr is struct ifreq with ifr_data: a name and a pointer, padded to
@@ -138,6 +144,16 @@ func (l *liveEthtool) answers(ctx context.Context, iface string) (*EthtoolAnswer
 		fail("perm_addr", err)
 	} else {
 		a.PermAddr = pa
+	}
+	if f, err := l.features(iface); err != nil {
+		fail("features", err)
+	} else {
+		a.Features = f
+	}
+	if c, err := l.coalesce(iface); err != nil {
+		fail("coalesce", err)
+	} else {
+		a.Coalesce = c
 	}
 	return a, nil
 }

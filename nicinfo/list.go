@@ -197,5 +197,6 @@ func (r *reader) ethtool(ctx context.Context, src EthtoolSource) *EthtoolAnswers
 		c := *a.Channels
 		n.Queues.Channels = &c
 	}
+	n.Features, n.Coalesce = a.Features, a.Coalesce
 	return a
 }
