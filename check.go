@@ -32,6 +32,8 @@ func Checkers() []Checker {
 		localityCheck,
 		ringsCheck,
 		virtualCheck,
+		offloadsCheck,
+		coalesceCheck,
 		incompleteCheck,
 	}
 }

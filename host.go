@@ -41,6 +41,10 @@ type Host struct {
 	// Platform says whether the host is a virtual machine, and whose
 	// (nicinfo.ReadPlatform).
 	Platform nicinfo.Platform `json:"platform"`
+	// Forwarding is whether the host routes between its interfaces
+	// (net.ipv4.ip_forward, net.ipv6.conf.all.forwarding); nil when
+	// neither sysctl could be read (a snapshot without them).
+	Forwarding *nicinfo.Forwarding `json:"forwarding,omitempty"`
 
 	vfs   map[pcie.Address]bool
 	ident map[string]*nicinfo.Identity // misidentification by interface
@@ -171,6 +175,9 @@ func Inspect(ctx context.Context, opts ...Option) (*Host, error) {
 	}
 	if o.inventoryOnly {
 		return h, nil
+	}
+	if fw, _ := nicinfo.ReadForwarding(o.nicinfo()...); fw.Known() {
+		h.Forwarding = &fw // a malformed sysctl is unknown: no verdict rests on it
 	}
 	if err := h.readPaths(ctx, o); err != nil {
 		return nil, err

@@ -90,6 +90,11 @@ const (
 	NICEmulated          Code = "nic.emulated"
 	NICVirtioSingleQueue Code = "nic.virtio_single_queue"
 	NICVFRateLimited     Code = "nic.vf_rate_limited"
+	// Offloads the driver can do turned off, LRO on a forwarding host,
+	// and receive interrupt moderation off.
+	NICOffloadOff    Code = "nic.offload_off"
+	NICLROForwarding Code = "nic.lro_forwarding"
+	NICCoalesceOff   Code = "nic.coalesce_off"
 	// NicdiagIncomplete says a check family could not run, or ran on
 	// less than it needs, so that its silence is not read as clean.
 	NicdiagIncomplete Code = "nicdiag.incomplete"

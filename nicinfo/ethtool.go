@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 
 	"github.com/nicdiag/nicdiag/internal/fsroot"
@@ -100,6 +101,19 @@ func (a *EthtoolAnswers) clean() {
 				modes[i] = text.Clean(modes[i])
 			}
 		}
+	}
+	if len(a.Features) > 0 {
+		// Only the judged names are kept, as the live reader keeps them.
+		fs := make(map[string]Feature, len(a.Features))
+		for k, v := range a.Features {
+			if slices.Contains(JudgedFeatures, k) {
+				fs[k] = v
+			}
+		}
+		a.Features = fs
+	}
+	if c := a.Coalesce; c != nil {
+		c.Source = text.Clean(c.Source)
 	}
 	if len(a.Errors) > 0 {
 		errs := make(map[string]string, len(a.Errors))

@@ -18,12 +18,18 @@ const EthtoolSchema = 1
 //	  "perm_addr": "00:1b:21:00:00:01",
 //	  "rings": {"rx": 256, "tx": 256, "rx_max": 4096, "tx_max": 4096},
 //	  "loss_stats": {"rx_no_buffer_count": 0, "rx_flow_control_xoff": 12},
-//	  "errors": {"channels": "operation not supported"}
+//	  "errors": {"channels": "operation not supported"},
+//	  "features": {"rx-gro": {"active": true, "requested": true},
+//	               "rx-lro": {"active": false, "fixed": true},
+//	               "tx-tcp-segmentation": {"active": true, "requested": true}},
+//	  "coalesce": {"rx_usecs": 3, "tx_usecs": 3, "source": "netlink"}
 //	}
 //
 // A request that failed has no field and an entry in Errors, keyed by the
 // field name it would have filled ("driver" covers driver, version,
-// firmware_version and bus_info).
+// firmware_version and bus_info). Features and Coalesce came later than
+// schema 1's other fields: a file without them reads as one whose
+// requests were not made (nil), not as offloads that are off.
 type EthtoolAnswers struct {
 	Schema          int               `json:"schema"`
 	Driver          string            `json:"driver,omitempty"`
@@ -43,6 +49,12 @@ type EthtoolAnswers struct {
 	// absent when none was kept, the driver has no statistics, or the file
 	// predates them.
 	LossStats map[string]uint64 `json:"loss_stats,omitempty"`
+	// Features are the judged offloads (JudgedFeatures) by kernel name,
+	// from ETHTOOL_GFEATURES.
+	Features map[string]Feature `json:"features,omitempty"`
+	// Coalesce is the interrupt moderation, from ETHTOOL_MSG_COALESCE_GET
+	// (or ETHTOOL_GCOALESCE).
+	Coalesce *Coalesce `json:"coalesce,omitempty"`
 }
 
 // EthtoolLink is ETHTOOL_GLINKSETTINGS (or legacy GSET) decoded.

@@ -17,7 +17,9 @@ import (
 // SIOCETHTOOL ioctls: driver info, link settings (ETHTOOL_GLINKSETTINGS with
 // the kernel's word-count handshake, so modes of 25G and up are kept; legacy
 // GSET when a driver lacks it), channels, the permanent address, ring
-// sizes (ETHTOOL_GRINGPARAM) and, with KeepStats, some of the driver's
+// sizes (ETHTOOL_GRINGPARAM), the offload features nicdiag judges
+// (ETHTOOL_GFEATURES), the interrupt moderation (ETHTOOL_MSG_COALESCE_GET,
+// or ETHTOOL_GCOALESCE) and, with KeepStats, some of the driver's
 // statistics (ETHTOOL_GSTATS). Sockets are opened on first use, in the
 // network namespace of the calling thread, and closed by Close.
 func LiveEthtool(opts ...EthtoolOption) EthtoolSource {
@@ -37,6 +39,10 @@ type liveEthtool struct {
 	fd  int
 	ifr ifreqPtr
 	ls  *linkSettings
+	// family is the ethtool generic netlink family's ID, asked once;
+	// familyErr says why there is none (a kernel before 5.6).
+	family    uint16
+	familyErr error
 }
 
 // ifreqPtr is struct ifreq with ifr_data: a name and a pointer, padded to
@@ -161,6 +167,16 @@ func (l *liveEthtool) answers(ctx context.Context, iface string) (*EthtoolAnswer
 		} else {
 			a.LossStats = keepStats(m, l.keep)
 		}
+	}
+	if f, err := l.features(iface); err != nil {
+		fail("features", err)
+	} else {
+		a.Features = f
+	}
+	if c, err := l.coalesce(iface); err != nil {
+		fail("coalesce", err)
+	} else {
+		a.Coalesce = c
 	}
 	return a, nil
 }

@@ -206,5 +206,6 @@ func (r *reader) ethtool(ctx context.Context, src EthtoolSource) *EthtoolAnswers
 		n.Queues.Channels = &c
 	}
 	n.Rings, n.LossStats = copyRings(a.Rings), copyStats(a.LossStats)
+	n.Features, n.Coalesce = a.Features, a.Coalesce
 	return a
 }

@@ -83,6 +83,19 @@ type NIC struct {
 	// live host and netlink/IFACE.json in a snapshot; nil for a function
 	// without VFs or when netlink is off (WithNetlink).
 	VFConfig []VFConfig `json:"vf_config,omitempty"`
+
+	// Features are the offloads nicdiag judges (JudgedFeatures: GRO, LRO,
+	// TSO, GSO, checksumming, scatter-gather) by kernel name, as ethtool
+	// -k reports them; nil when not read (see Missing).
+	Features map[string]Feature `json:"features,omitempty"`
+	// Coalesce is the interrupt moderation (ethtool -c); nil when not read
+	// or not supported by the driver (see Missing).
+	Coalesce *Coalesce `json:"coalesce,omitempty"`
+	// Bridge names the bridge this interface is a port of
+	// (/sys/class/net/IFACE/brport), directly or through the bond or team
+	// it is enslaved to, or "ovs-system" for an Open vSwitch port: frames
+	// received on it may be forwarded out of another interface.
+	Bridge string `json:"bridge,omitempty"`
 }
 
 // Physical reports whether the interface sits on a bus (PCI, USB or other)

@@ -84,6 +84,7 @@ func FuzzSysfsValues(f *testing.F) {
 func FuzzEthtoolAnswers(f *testing.F) {
 	f.Add([]byte(`{"schema":1,"driver":"igb","link":{"speed_mbps":1000,"duplex":"full","supported":["1000baseT/Full"]}}`))
 	f.Add([]byte(`{"schema":1,"link":{"speed_mbps":0}}`))
+	f.Add([]byte(`{"schema":1,"features":{"rx-gro":{"active":false},"rx-lro":{"active":true,"fixed":true}},"coalesce":{"rx_usecs":0,"rx_frames":1,"adaptive_rx":false,"source":"netlink"}}`))
 	f.Add([]byte(`{"schema":2}`))
 	f.Add([]byte(`{`))
 	f.Fuzz(func(t *testing.T, b []byte) {

@@ -88,14 +88,20 @@ var netAttrs = []string{
 	"address", "addr_assign_type", "addr_len", "broadcast", "carrier", "carrier_changes",
 	"dev_id", "dev_port", "duplex", "flags", "ifalias", "ifindex", "iflink", "link_mode",
 	"mtu", "name_assign_type", "operstate", "phys_port_id", "phys_port_name", "phys_switch_id",
-	"speed", "tx_queue_len", "type", "uevent",
+	"speed", "tx_queue_len", "type", "uevent", "master",
 }
 
-// procFiles are copied from /proc; procGlobs from /proc/irq.
+// brportAttrs are copied from a bridge port's brport/: the link naming its
+// bridge, and its STP state.
+var brportAttrs = []string{"bridge", "state"}
+
+// procFiles are copied from /proc (and the CPU lists from /sys); the IRQ
+// files from /proc/irq.
 var procFiles = []string{
 	"/proc/interrupts", "/proc/softirqs", "/proc/stat", "/proc/net/softnet_stat", "/proc/cpuinfo",
 	"/sys/devices/system/cpu/online", "/sys/devices/system/cpu/possible",
 	"/sys/hypervisor/type", // with /sys/class/dmi/id's strings: nicinfo.ReadPlatform
+	nicinfo.IPv4ForwardFile, nicinfo.IPv6ForwardFile,
 }
 
 var irqFiles = []string{"smp_affinity", "smp_affinity_list", "effective_affinity", "effective_affinity_list", "node", "affinity_hint"}
@@ -103,9 +109,11 @@ var irqFiles = []string{"smp_affinity", "smp_affinity_list", "effective_affinity
 // Capture copies what nicdiag reads from the host into dir (which must be
 // empty or absent): the netdevs and every PCI function with their
 // attributes and symlinks (as relative links, laid out as the kernel has
-// them), /proc's interrupt and CPU files, and ethtool/IFACE.json for each
-// interface. Files that cannot be read are listed in the manifest, not
-// fatal; config space holds 64 bytes when not run as root.
+// them; a netdev's master link and bridge-port brport/ too), /proc's
+// interrupt and CPU files, the IP forwarding sysctls, and
+// ethtool/IFACE.json for each interface. Files that cannot be read are
+// listed in the manifest, not fatal; config space holds 64 bytes when not
+// run as root.
 func Capture(ctx context.Context, dir string, opts ...CaptureOption) (*Manifest, error) {
 	o := captureOptions{source: "/", now: time.Now}
 	for _, f := range opts {

@@ -37,6 +37,7 @@ func (c *copier) copyInterfaces(ctx context.Context, et nicinfo.EthtoolSource) (
 		}
 		out = append(out, name)
 		c.copyNames(real, netAttrs)
+		c.copyNames(real+"/brport", brportAttrs)
 		c.copyTree(real+"/queues", 2)
 		c.copyTree(real+"/statistics", 1)
 		if dev, err := c.resolve(p + "/device"); err == nil {

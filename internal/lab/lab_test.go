@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -209,6 +210,14 @@ type nicJSON struct {
 		RX int `json:"rx"`
 		TX int `json:"tx"`
 	} `json:"queues"`
+	Features map[string]struct {
+		Active bool `json:"active"`
+		Fixed  bool `json:"fixed"`
+	} `json:"features"`
+	Coalesce *struct {
+		RXUsecs *uint32 `json:"rx_usecs"`
+		Source  string  `json:"source"`
+	} `json:"coalesce"`
 }
 
 type pciJSON struct {
@@ -241,6 +250,16 @@ type findingJSON struct {
 type checkDoc struct {
 	Schema   string        `json:"schema"`
 	Findings []findingJSON `json:"findings"`
+}
+
+// finding returns the finding with code about subject, or nil.
+func (d checkDoc) finding(code, subject string) *findingJSON {
+	for i := range d.Findings {
+		if d.Findings[i].Code == code && d.Findings[i].Subject == subject {
+			return &d.Findings[i]
+		}
+	}
+	return nil
 }
 
 func (d listDoc) nic(name string) *nicJSON {
@@ -586,6 +605,61 @@ func TestIGB(t *testing.T) {
 
 	// ethtool -G eth0 rx 80, then back to 256 (rings_test.go).
 	t.Run("rings", func(t *testing.T) { checkRings(t, secs) })
+	// GRO off and rx-usecs 0 (ethtool in the guest): nicdiag reads what
+	// ethtool -k / -c show and judges both (info: the emulated 82576's
+	// 1000 Mb/s is nominal and below 10 Gb/s); put back, both go.
+	t.Run("offloads-coalesce", func(t *testing.T) {
+		if s := sec(t, secs, "offl-set"); s.RC != 0 {
+			t.Fatalf("ethtool in the guest failed (%d): %s", s.RC, s.Stderr)
+		}
+		k, c := sec(t, secs, "offl-k").Stdout, sec(t, secs, "offl-c").Stdout
+		if !strings.Contains(k, "generic-receive-offload: off") || !regexp.MustCompile(`(?m)^rx-usecs:\s+0$`).MatchString(c) {
+			t.Fatalf("the driver did not take the settings:\n%s\n%s", k, c)
+		}
+		n := decodeList(t, sec(t, secs, "offl-list")).nic(pf.Name)
+		if n == nil {
+			t.Fatalf("list has no %s", pf.Name)
+		}
+		if g, ok := n.Features["rx-gro"]; !ok || g.Active || g.Fixed {
+			t.Errorf("rx-gro %+v (present %v), ethtool -k says off and changeable", g, ok)
+		}
+		if tso, ok := n.Features["tx-tcp-segmentation"]; !ok || tso.Active != strings.Contains(k, "tcp-segmentation-offload: on") {
+			t.Errorf("tx-tcp-segmentation %+v; ethtool -k:\n%s", tso, k)
+		}
+		if n.Coalesce == nil || n.Coalesce.RXUsecs == nil || *n.Coalesce.RXUsecs != 0 || n.Coalesce.Source != "netlink" {
+			t.Errorf("coalesce %+v, ethtool -c says rx-usecs 0", n.Coalesce)
+		}
+		var during, after checkDoc
+		nicdiagJSON(t, sec(t, secs, "offl-check"), &during)
+		for code, ev := range map[string]map[string]string{
+			"nic.offload_off":  {"offloads_off": "rx-gro", "rx-gro": "off", "link_mbps": "1000", "label": "emulated"},
+			"nic.coalesce_off": {"rx_usecs": "0", "source": "netlink", "link_mbps": "1000", "adaptive_rx": "not supported"},
+		} {
+			f := during.finding(code, pf.Name)
+			if f == nil {
+				t.Errorf("no %s for %s in %+v", code, pf.Name, during.Findings)
+				continue
+			}
+			t.Logf("%s %s: %s", f.Severity, code, f.Summary)
+			if f.Severity != "info" {
+				t.Errorf("%s: severity %s, want info at a nominal 1000 Mb/s", code, f.Severity)
+			}
+			for k, v := range ev {
+				if f.Evidence[k] != v {
+					t.Errorf("%s: evidence %s = %q, want %q (%v)", code, k, f.Evidence[k], v, f.Evidence)
+				}
+			}
+		}
+		if s := sec(t, secs, "offl-undo"); s.RC != 0 {
+			t.Fatalf("undo failed (%d): %s", s.RC, s.Stderr)
+		}
+		nicdiagJSON(t, sec(t, secs, "offl-after"), &after)
+		for _, code := range []string{"nic.offload_off", "nic.coalesce_off"} {
+			if f := after.finding(code, pf.Name); f != nil {
+				t.Errorf("after undoing: %+v", f)
+			}
+		}
+	})
 
 	// Two VFs through sriov_numvfs, bound to igbvf and tied to the PF.
 	t.Run("sriov", func(t *testing.T) {

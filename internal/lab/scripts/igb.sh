@@ -1,6 +1,7 @@
-# Boot "igb": 82576 behind a 2.5 GT/s x1 port.  Before SR-IOV: identity and
-# MSI-X queue vectors; then two VFs through sriov_numvfs, bound to igbvf;
-# then a transmit cap on VF 0 set and removed.
+# Boot "igb": 82576 behind a 2.5 GT/s x1 port.  Before SR-IOV: identity,
+# MSI-X queue vectors, rings, offloads and interrupt moderation; then two VFs
+# through sriov_numvfs, bound to igbvf; then a transmit cap on VF 0 set and
+# removed.
 sec facts0 netfacts
 sec interrupts0 cat /proc/interrupts
 sec list0 nicdiag list --all --json
@@ -27,6 +28,17 @@ carrier
 sec ringeth2 ethtool -g eth0
 sec ringshow2 nicdiag show --json eth0
 sec ringcheck2 nicdiag check --json eth0
+# Offloads and interrupt moderation: GRO off and rx-usecs 0 on eth0 raise
+# nic.offload_off and nic.coalesce_off (info: an emulated 1 Gb/s NIC); put
+# back as they were, both go.  ethtool -k / -c say what the driver took.
+rxu=$(ethtool -c eth0 | sed -n 's/^rx-usecs: *//p')
+sec offl-set bash -c 'ethtool -K eth0 gro off && ethtool -C eth0 rx-usecs 0'
+sec offl-k ethtool -k eth0
+sec offl-c ethtool -c eth0
+sec offl-list nicdiag list --json
+sec offl-check nicdiag check --json
+sec offl-undo bash -c "ethtool -K eth0 gro on && ethtool -C eth0 rx-usecs ${rxu:-3}"
+sec offl-after nicdiag check --json
 # no udev in the guest: load the VF driver before the VFs appear
 modprobe igbvf
 pf=$(readlink -f /sys/class/net/eth0/device)
