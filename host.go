@@ -38,6 +38,9 @@ type Host struct {
 	Identity []nicinfo.Identity `json:"-"`
 	// Unread lists what could not be read, and so not judged.
 	Unread []Unread `json:"unread,omitempty"`
+	// CPUs are the online CPUs' SMT siblings and frequency scaling
+	// (irq.ReadCPUs); nil when the online list could not be read.
+	CPUs *irq.CPUs `json:"-"`
 
 	vfs   map[pcie.Address]bool
 	ident map[string]*nicinfo.Identity // misidentification by interface
@@ -115,7 +118,8 @@ func (h *Host) unread(p Part, subject string, err error) {
 // inventory, the PCI network functions without a netdev, the PCIe path and
 // default-workload budget of every selected PCI NIC, /proc/interrupts and
 // each selected NIC's queue map, steering and receive and drop counters
-// since boot (LossTotals), and the identity verdicts.
+// since boot (LossTotals), the online CPUs' SMT siblings and
+// frequency scaling (CPUs), and the identity verdicts.
 // It fails when the root is not a host root (ErrNotRoot, or an error
 // matching os.ErrNotExist when it does not exist), when the interfaces
 // cannot be listed, or when a name given to WithInterfaces is unknown
@@ -175,6 +179,7 @@ func Inspect(ctx context.Context, opts ...Option) (*Host, error) {
 		return nil, err
 	}
 	h.readLossTotals(o)
+	h.CPUs, _ = irq.ReadCPUs(irq.WithRoot(o.root)) // nil: the cpu checks have no answer
 	return h, nil
 }
 

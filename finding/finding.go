@@ -85,6 +85,10 @@ const (
 	// a ring that holds under 1 ms at line rate.
 	NICRingDrops Code = "nic.ring_drops"
 	NICRingSmall Code = "nic.ring_small"
+	// Queue IRQs on SMT siblings of fewer physical cores, and the CPUs
+	// that take a NIC's IRQs held at a low clock by frequency scaling.
+	IRQSMTSiblings Code = "irq.smt_siblings"
+	CPUPowersave   Code = "cpu.powersave"
 	// NicdiagIncomplete says a check family could not run, or ran on
 	// less than it needs, so that its silence is not read as clean.
 	NicdiagIncomplete Code = "nicdiag.incomplete"

@@ -102,7 +102,8 @@ var irqFiles = []string{"smp_affinity", "smp_affinity_list", "effective_affinity
 // Capture copies what nicdiag reads from the host into dir (which must be
 // empty or absent): the netdevs and every PCI function with their
 // attributes and symlinks (as relative links, laid out as the kernel has
-// them), /proc's interrupt and CPU files, and ethtool/IFACE.json for each
+// them), /proc's interrupt and CPU files, each online CPU's SMT siblings
+// and cpufreq attributes, and ethtool/IFACE.json for each
 // interface. Files that cannot be read are listed in the manifest, not
 // fatal; config space holds 64 bytes when not run as root.
 func Capture(ctx context.Context, dir string, opts ...CaptureOption) (*Manifest, error) {
