@@ -143,7 +143,7 @@ func (h *Host) smtSiblings(n *NIC) (finding.Finding, bool) {
 		if n.Link.SpeedMbps >= smtMinMbps {
 			sev = finding.Warn
 		}
-		fix = fmt.Sprintf("Give each queue IRQ a core of its own: spread them over one thread per core of %s (CPUs %s) with echo CPU > /proc/irq/N/smp_affinity_list (irqbalance does not avoid siblings).",
+		fix = fmt.Sprintf("Give each queue IRQ a core of its own: spread them over one thread per core of %s (CPUs %s) with echo CPU > /proc/irq/N/smp_affinity_list (with irqbalance stopped, or these IRQs banned from it, so that it does not move them back).",
 			where, irq.FormatCPUList(first))
 	} else {
 		fix = fmt.Sprintf("%s has %d queue CPUs but %s has %d physical cores: use as many queues as cores (%s) and one thread per core (CPUs %s, /proc/irq/N/smp_affinity_list).",
