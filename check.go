@@ -34,6 +34,7 @@ func Checkers() []Checker {
 		virtualCheck,
 		offloadsCheck,
 		coalesceCheck,
+		cpuCheck,
 		incompleteCheck,
 	}
 }

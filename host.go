@@ -45,6 +45,9 @@ type Host struct {
 	// (net.ipv4.ip_forward, net.ipv6.conf.all.forwarding); nil when
 	// neither sysctl could be read (a snapshot without them).
 	Forwarding *nicinfo.Forwarding `json:"forwarding,omitempty"`
+	// CPUs are the online CPUs' SMT siblings and frequency scaling
+	// (irq.ReadCPUs); nil when the online list could not be read.
+	CPUs *irq.CPUs `json:"-"`
 
 	vfs   map[pcie.Address]bool
 	ident map[string]*nicinfo.Identity // misidentification by interface
@@ -122,7 +125,8 @@ func (h *Host) unread(p Part, subject string, err error) {
 // inventory, the PCI network functions without a netdev, the PCIe path and
 // default-workload budget of every selected PCI NIC, /proc/interrupts and
 // each selected NIC's queue map, steering and receive and drop counters
-// since boot (LossTotals), and the identity verdicts.
+// since boot (LossTotals), the online CPUs' SMT siblings and
+// frequency scaling (CPUs), and the identity verdicts.
 // It fails when the root is not a host root (ErrNotRoot, or an error
 // matching os.ErrNotExist when it does not exist), when the interfaces
 // cannot be listed, or when a name given to WithInterfaces is unknown
@@ -186,6 +190,7 @@ func Inspect(ctx context.Context, opts ...Option) (*Host, error) {
 		return nil, err
 	}
 	h.readLossTotals(o)
+	h.CPUs, _ = irq.ReadCPUs(irq.WithRoot(o.root)) // nil: the cpu checks have no answer
 	return h, nil
 }
 

@@ -95,6 +95,10 @@ const (
 	NICOffloadOff    Code = "nic.offload_off"
 	NICLROForwarding Code = "nic.lro_forwarding"
 	NICCoalesceOff   Code = "nic.coalesce_off"
+	// Queue IRQs on SMT siblings of fewer physical cores, and the CPUs
+	// that take a NIC's IRQs held at a low clock by frequency scaling.
+	IRQSMTSiblings Code = "irq.smt_siblings"
+	CPUPowersave   Code = "cpu.powersave"
 	// NicdiagIncomplete says a check family could not run, or ran on
 	// less than it needs, so that its silence is not read as clean.
 	NicdiagIncomplete Code = "nicdiag.incomplete"

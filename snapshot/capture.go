@@ -110,10 +110,10 @@ var irqFiles = []string{"smp_affinity", "smp_affinity_list", "effective_affinity
 // empty or absent): the netdevs and every PCI function with their
 // attributes and symlinks (as relative links, laid out as the kernel has
 // them; a netdev's master link and bridge-port brport/ too), /proc's
-// interrupt and CPU files, the IP forwarding sysctls, and
-// ethtool/IFACE.json for each interface. Files that cannot be read are
-// listed in the manifest, not fatal; config space holds 64 bytes when not
-// run as root.
+// interrupt and CPU files, each online CPU's SMT siblings and cpufreq
+// attributes, the IP forwarding sysctls, and ethtool/IFACE.json for each
+// interface. Files that cannot be read are listed in the manifest, not
+// fatal; config space holds 64 bytes when not run as root.
 func Capture(ctx context.Context, dir string, opts ...CaptureOption) (*Manifest, error) {
 	o := captureOptions{source: "/", now: time.Now}
 	for _, f := range opts {

@@ -8,8 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
+	"github.com/nicdiag/nicdiag/irq"
 	"github.com/nicdiag/nicdiag/nicinfo"
 )
 
@@ -107,6 +109,39 @@ func (c *copier) copyProc() {
 		if strings.HasPrefix(n, "node") {
 			c.copyNames("/sys/devices/system/node/"+n, []string{"cpulist", "cpumap"})
 		}
+	}
+	c.copyCPUs()
+}
+
+// copyCPUs copies, for each online CPU, its SMT siblings and its cpufreq
+// attributes (irq.ReadCPUs): cpuN/cpufreq is kept as the kernel's link to
+// cpufreq/policyN. A few small files per CPU, for at most as many CPUs as
+// irq.ReadCPUs reads.
+func (c *copier) copyCPUs() {
+	const dir = "/sys/devices/system/cpu"
+	b, err := os.ReadFile(c.host(dir + "/online"))
+	if err != nil {
+		return
+	}
+	ids, err := irq.ParseCPUList(string(b))
+	if err != nil {
+		return
+	}
+	for i, id := range ids {
+		if i >= 8192 {
+			break
+		}
+		cpu := dir + "/cpu" + strconv.Itoa(id)
+		c.copyNames(cpu+"/topology", irq.TopologyFiles)
+		if _, err := os.Lstat(c.host(cpu + "/cpufreq")); err != nil {
+			continue // no cpufreq (a VM, or scaling off)
+		}
+		real, err := c.resolve(cpu + "/cpufreq")
+		if err != nil {
+			c.skip(cpu+"/cpufreq", err)
+			continue
+		}
+		c.copyNames(real, irq.CPUFreqFiles)
 	}
 }
 
