@@ -72,6 +72,13 @@ type NIC struct {
 	// nil for a function without a netdev, an unselected NIC, or
 	// statistics that could not be read (see Host.Unread).
 	LossTotals *irq.LossTotals `json:"loss_totals,omitempty"`
+	// IOMMUDomain is the type of the default DMA domain of its IOMMU group
+	// (/sys/bus/pci/devices/ADDR/iommu_group/type: "DMA", "DMA-FQ",
+	// "identity", "blocked", "unmanaged"); "" without an IOMMU group or
+	// for an unselected NIC.
+	IOMMUDomain string `json:"iommu_domain,omitempty"`
+	// IOMMUGroup is the number of its IOMMU group; "" without one.
+	IOMMUGroup string `json:"iommu_group,omitempty"`
 }
 
 // Judged reports whether the NIC's PCIe path is judged: a PCI function of a
@@ -175,6 +182,7 @@ func Inspect(ctx context.Context, opts ...Option) (*Host, error) {
 		return nil, err
 	}
 	h.readLossTotals(o)
+	h.readIOMMU(o)
 	return h, nil
 }
 

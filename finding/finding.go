@@ -85,6 +85,12 @@ const (
 	// a ring that holds under 1 ms at line rate.
 	NICRingDrops Code = "nic.ring_drops"
 	NICRingSmall Code = "nic.ring_small"
+	// PCIe health: an MPS below what the path supports where that costs
+	// throughput, AER errors since boot on the path's ends, translated
+	// DMA (an IOMMU DMA domain) on a 40 Gb/s or faster NIC.
+	PCIeMPSLow          Code = "pcie.mps_low"
+	PCIeAERErrors       Code = "pcie.aer_errors"
+	PCIeIOMMUTranslated Code = "pcie.iommu_translated"
 	// NicdiagIncomplete says a check family could not run, or ran on
 	// less than it needs, so that its silence is not read as clean.
 	NicdiagIncomplete Code = "nicdiag.incomplete"
