@@ -94,6 +94,16 @@ func mpsLow(n *NIC) (finding.Finding, bool) {
 		return finding.Finding{}, false
 	}
 	now, then := b.CeilingMbps.Nominal, r.CeilingMbps.Nominal
+	// pci=pcie_bus_perf also sets each MRRS to the device's MPS
+	// (drivers/pci/probe.c pcie_write_mrrs, pci.c pcie_set_readrq): what
+	// that option would give, which a larger MRRS kept by the BIOS beats.
+	perf := "unknown"
+	for i := range links {
+		links[i].MRRS = target
+	}
+	if rp, err := budget.Solve(links, p, b.Workload); err == nil {
+		perf = mbps(rp.CeilingMbps.Nominal)
+	}
 	var set []string
 	for _, hop := range n.Path.Hops {
 		for _, e := range []*pcie.End{&hop.Downstream, &hop.Upstream} {
@@ -106,7 +116,7 @@ func mpsLow(n *NIC) (finding.Finding, bool) {
 		Subject:  n.ID(),
 		Summary: fmt.Sprintf("%s's PCIe path runs with a %d-byte Max Payload Size where every end supports %d: each %d-byte TLP carries its header and framing again, and the PCIe-bound ceiling of %s Mb/s would be %s Mb/s (+%.0f %%) at MPS %d",
 			n.ID(), b.Model.MPS, target, b.Model.MPS, mbps(now), mbps(then), 100*(then/now-1), target),
-		Fix: "Boot with pci=pcie_bus_perf (the kernel sets each device's MPS to the largest its parent bus allows; it also clamps MRRS to the MPS), or raise the PCIe Max Payload Size in the BIOS setup. Setting DevCtl with setpci at run time is risky: every device on the path must agree, and one with a larger MPS than a peer's receive limit raises malformed-TLP errors or hangs the link.",
+		Fix: fmt.Sprintf("Raise the PCIe Max Payload Size in the BIOS setup, or boot with pci=pcie_bus_perf: the kernel then sets each device's MPS to the largest its parent bus allows, but also clamps each MRRS to that MPS (a ceiling of %s Mb/s here). Setting DevCtl with setpci at run time is risky: every device on the path must agree, and one sending TLPs larger than a peer's MPS raises malformed-TLP errors or hangs the link.", perf),
 		Evidence: map[string]string{
 			"workload":               workloadWords(b.Workload),
 			"mps":                    strconv.Itoa(b.Model.MPS),
@@ -120,6 +130,7 @@ func mpsLow(n *NIC) (finding.Finding, bool) {
 			"limiting_hop":           string(b.LimitingHop),
 			"bound_at_path_max_mps":  string(r.Bound),
 			"ceiling_gain_threshold": fmt.Sprintf("%.0f %%", 100*mpsGain),
+			"ceiling_pcie_bus_perf":  perf + fmt.Sprintf(" (MPS and MRRS %d)", target),
 		},
 		CapacityMbps: finding.Mbps(round1(now)),
 		DemandMbps:   finding.Mbps(round1(b.EthernetMbps)),

@@ -111,7 +111,10 @@ func TestMPSLow(t *testing.T) {
 	if n.Budget.Model.MPS != 128 || f.CapacityMbps == nil || *f.CapacityMbps != round1(n.Budget.CeilingMbps.Nominal) {
 		t.Errorf("model MPS %d, capacity %v vs %v", n.Budget.Model.MPS, f.CapacityMbps, n.Budget.CeilingMbps.Nominal)
 	}
-	t.Logf("%s: %s", f.Subject, f.Summary)
+	t.Logf("%s: %s; with pci=pcie_bus_perf %s", f.Subject, f.Summary, f.Evidence["ceiling_pcie_bus_perf"])
+	if !strings.HasSuffix(f.Evidence["ceiling_pcie_bus_perf"], "(MPS and MRRS 256)") {
+		t.Errorf("ceiling_pcie_bus_perf %q", f.Evidence["ceiling_pcie_bus_perf"])
+	}
 
 	// Every end able to take 512 while the path runs at 256: a 1518-byte
 	// frame is 6 TLPs at 256 and 3 at 512, and the ceiling rises by 5.2 %,

@@ -122,7 +122,8 @@ func (h *Host) unread(p Part, subject string, err error) {
 // inventory, the PCI network functions without a netdev, the PCIe path and
 // default-workload budget of every selected PCI NIC, /proc/interrupts and
 // each selected NIC's queue map, steering and receive and drop counters
-// since boot (LossTotals), and the identity verdicts.
+// since boot (LossTotals), its IOMMU group's domain type, and the identity
+// verdicts.
 // It fails when the root is not a host root (ErrNotRoot, or an error
 // matching os.ErrNotExist when it does not exist), when the interfaces
 // cannot be listed, or when a name given to WithInterfaces is unknown
