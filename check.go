@@ -35,6 +35,7 @@ func Checkers() []Checker {
 		offloadsCheck,
 		coalesceCheck,
 		cpuCheck,
+		pcieHealthCheck,
 		incompleteCheck,
 	}
 }

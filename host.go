@@ -82,6 +82,13 @@ type NIC struct {
 	// nil for a function without a netdev, an unselected NIC, or
 	// statistics that could not be read (see Host.Unread).
 	LossTotals *irq.LossTotals `json:"loss_totals,omitempty"`
+	// IOMMUDomain is the type of the default DMA domain of its IOMMU group
+	// (/sys/bus/pci/devices/ADDR/iommu_group/type: "DMA", "DMA-FQ",
+	// "identity", "blocked", "unmanaged"); "" without an IOMMU group or
+	// for an unselected NIC.
+	IOMMUDomain string `json:"iommu_domain,omitempty"`
+	// IOMMUGroup is the number of its IOMMU group; "" without one.
+	IOMMUGroup string `json:"iommu_group,omitempty"`
 }
 
 // Judged reports whether the NIC's PCIe path is judged: a PCI function of a
@@ -125,8 +132,8 @@ func (h *Host) unread(p Part, subject string, err error) {
 // inventory, the PCI network functions without a netdev, the PCIe path and
 // default-workload budget of every selected PCI NIC, /proc/interrupts and
 // each selected NIC's queue map, steering and receive and drop counters
-// since boot (LossTotals), the online CPUs' SMT siblings and
-// frequency scaling (CPUs), and the identity verdicts.
+// since boot (LossTotals), its IOMMU group's domain type, the online CPUs'
+// SMT siblings and frequency scaling (CPUs), and the identity verdicts.
 // It fails when the root is not a host root (ErrNotRoot, or an error
 // matching os.ErrNotExist when it does not exist), when the interfaces
 // cannot be listed, or when a name given to WithInterfaces is unknown
@@ -191,6 +198,7 @@ func Inspect(ctx context.Context, opts ...Option) (*Host, error) {
 	}
 	h.readLossTotals(o)
 	h.CPUs, _ = irq.ReadCPUs(irq.WithRoot(o.root)) // nil: the cpu checks have no answer
+	h.readIOMMU(o)
 	return h, nil
 }
 

@@ -99,6 +99,12 @@ const (
 	// that take a NIC's IRQs held at a low clock by frequency scaling.
 	IRQSMTSiblings Code = "irq.smt_siblings"
 	CPUPowersave   Code = "cpu.powersave"
+	// PCIe health: an MPS below what the path supports where that costs
+	// throughput, AER errors since boot on the path's ends, translated
+	// DMA (an IOMMU DMA domain) on a 40 Gb/s or faster NIC.
+	PCIeMPSLow          Code = "pcie.mps_low"
+	PCIeAERErrors       Code = "pcie.aer_errors"
+	PCIeIOMMUTranslated Code = "pcie.iommu_translated"
 	// NicdiagIncomplete says a check family could not run, or ran on
 	// less than it needs, so that its silence is not read as clean.
 	NicdiagIncomplete Code = "nicdiag.incomplete"

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/nicdiag/nicdiag/internal/fsroot"
 	"github.com/nicdiag/nicdiag/internal/text"
 )
 
@@ -155,4 +158,74 @@ func AERTotal(b []byte, total string) (v uint64, ok bool, err error) {
 		return 0, false, &AERError{Reason: "no counters"}
 	}
 	return v, ok, nil
+}
+
+// AER is what a function's AER statistics files counted since boot (or
+// since the function was added): each file's total line, and the error
+// types that counted. It is read for every end of a walked path that has
+// the files (Linux 4.19 and later, a function with the AER capability).
+type AER struct {
+	// Correctable, NonFatal and Fatal are the TOTAL_ERR_* lines; a file
+	// that is absent or unreadable leaves its total 0 and is named in Note.
+	Correctable uint64 `json:"correctable"`
+	NonFatal    uint64 `json:"nonfatal"`
+	Fatal       uint64 `json:"fatal"`
+	// Types are the error types with a count above 0, by the kernel's
+	// names: correctable ones bare ("RxErr"), uncorrectable ones prefixed
+	// with their file's severity ("nonfatal:DLP", "fatal:SDES").
+	Types map[string]uint64 `json:"types,omitempty"`
+	// Note says which file could not be read or parsed; "" when all three
+	// were read.
+	Note string `json:"note,omitempty"`
+}
+
+// readAER reads the AER statistics files in the sysfs directory dir; nil
+// when none of them exists.
+func readAER(r fsroot.Root, dir string) *AER {
+	files := [3]struct {
+		file, total, prefix string
+	}{
+		{AERCorrectableFile, AERCorrectableTotal, ""},
+		{AERNonFatalFile, AERNonFatalTotal, "nonfatal:"},
+		{AERFatalFile, AERFatalTotal, "fatal:"},
+	}
+	var a AER
+	totals := [3]*uint64{&a.Correctable, &a.NonFatal, &a.Fatal}
+	found := false
+	var notes []string
+	for i, f := range files {
+		b, err := r.ReadFileMax(dir+"/"+f.file, 64<<10)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		found = true
+		if err != nil {
+			notes = append(notes, f.file+": "+readReason(err))
+			continue
+		}
+		m, err := ParseAERCounters(b)
+		if err != nil {
+			notes = append(notes, f.file+": "+err.Error())
+			continue
+		}
+		t, ok := m[f.total]
+		if !ok {
+			notes = append(notes, fmt.Sprintf("%s: %v: no %s line", f.file, ErrBadAER, f.total))
+			continue
+		}
+		*totals[i] = t
+		for name, v := range m {
+			if v > 0 && name != f.total {
+				if a.Types == nil {
+					a.Types = map[string]uint64{}
+				}
+				a.Types[f.prefix+name] = v
+			}
+		}
+	}
+	if !found {
+		return nil
+	}
+	a.Note = strings.Join(notes, "; ")
+	return &a
 }

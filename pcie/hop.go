@@ -22,6 +22,9 @@ type End struct {
 	ConfigNote string `json:"config_note,omitempty"`
 	// PhysFn is set on an SR-IOV virtual function: its physical function.
 	PhysFn Address `json:"physfn,omitempty"`
+	// AER is what its AER statistics files counted since boot; nil when
+	// it has none (no AER capability, or a kernel before 4.19).
+	AER *AER `json:"aer,omitempty"`
 
 	dir string // sysfs directory, for the walker
 }

@@ -273,6 +273,7 @@ func (w *walker) end(addr, dir string) *End {
 	if t, err := r.Readlink(dir + "/physfn"); err == nil && isAddress(path.Base(t)) {
 		e.PhysFn = Address(path.Base(t))
 	}
+	e.AER = readAER(r, dir)
 	b, err := r.ReadFile(dir + "/config")
 	switch {
 	case err != nil:

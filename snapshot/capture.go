@@ -303,6 +303,7 @@ func (c *copier) copyDeviceChain(dev string) {
 		if isBDF(path.Base(p)) {
 			c.copyNames(p, pciAttrs)
 			c.copyNames(p, pciLinks)
+			c.copyIOMMUType(p)
 			c.copyTree(p+"/msi_irqs", 1)
 			names, _ := c.list(p)
 			for _, n := range names {
@@ -314,6 +315,15 @@ func (c *copier) copyDeviceChain(dev string) {
 		}
 		c.copyNames(p, devAttrs)
 		c.copyNames(p, []string{"driver", "subsystem"})
+	}
+}
+
+// copyIOMMUType copies the type of the IOMMU group the PCI function at dev
+// belongs to (/sys/kernel/iommu_groups/N/type, through the iommu_group
+// link): its default DMA domain.
+func (c *copier) copyIOMMUType(dev string) {
+	if real, err := c.resolve(dev + "/iommu_group/type"); err == nil {
+		c.copyFile(real)
 	}
 }
 

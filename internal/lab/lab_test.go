@@ -523,6 +523,7 @@ func TestLinks(t *testing.T) {
 			}
 		}
 	})
+	t.Run("aer", func(t *testing.T) { checkAER(t, secs, byFn) })
 }
 
 // exitFor is the exit status README.md gives `check` for a set of findings:

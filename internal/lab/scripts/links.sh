@@ -16,4 +16,17 @@ for p in /sys/class/net/*; do
   n=${p##*/}; [ "$n" = lo ] || sec "show-$n" nicdiag show --json "$n"
   [ "$n" = lo ] || sec "explain-$n" nicdiag explain --json "$n"
 done
+# aerfacts: one line per PCI function with AER statistics files, the
+# kernel's totals ("ADDR cor=N nonfatal=N fatal=N"); nicdiag reads them
+# into each path end's aer.
+aerfacts() {
+  for d in /sys/bus/pci/devices/*; do
+    [ -e "$d/aer_dev_correctable" ] || continue
+    printf '%s cor=%s nonfatal=%s fatal=%s\n' "${d##*/}" \
+      "$(awk '$1=="TOTAL_ERR_COR"{print $2}' "$d/aer_dev_correctable")" \
+      "$(awk '$1=="TOTAL_ERR_NONFATAL"{print $2}' "$d/aer_dev_nonfatal")" \
+      "$(awk '$1=="TOTAL_ERR_FATAL"{print $2}' "$d/aer_dev_fatal")"
+  done
+}
+sec aer aerfacts
 exit 0
