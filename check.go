@@ -31,6 +31,7 @@ func Checkers() []Checker {
 		queuesCheck,
 		localityCheck,
 		ringsCheck,
+		ethlinkCheck,
 		incompleteCheck,
 	}
 }

@@ -85,6 +85,9 @@ const (
 	// a ring that holds under 1 ms at line rate.
 	NICRingDrops Code = "nic.ring_drops"
 	NICRingSmall Code = "nic.ring_small"
+	// NICLinkFlapping: a carrier that went down 10 times or more since
+	// boot (carrier_down_count).
+	NICLinkFlapping Code = "nic.link_flapping"
 	// NicdiagIncomplete says a check family could not run, or ran on
 	// less than it needs, so that its silence is not read as clean.
 	NicdiagIncomplete Code = "nicdiag.incomplete"

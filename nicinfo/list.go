@@ -191,6 +191,7 @@ func (r *reader) ethtool(ctx context.Context, src EthtoolSource) *EthtoolAnswers
 		n.Link.Port = l.Port
 		n.Link.Supported = l.Supported
 		n.Link.Advertised = l.Advertised
+		n.Link.PartnerAdvertised = l.PartnerAdvertised
 		markPlaceholders(n)
 	}
 	if a.Channels != nil {
@@ -198,5 +199,6 @@ func (r *reader) ethtool(ctx context.Context, src EthtoolSource) *EthtoolAnswers
 		n.Queues.Channels = &c
 	}
 	n.Rings, n.LossStats = copyRings(a.Rings), copyStats(a.LossStats)
+	n.EEE, n.Pause = copyEEE(a.EEE), copyPause(a.Pause)
 	return a
 }
