@@ -12,6 +12,7 @@ import (
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/internal/snaptest"
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/pcie"
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
@@ -227,4 +228,166 @@ func TestKernelVethFlapping(t *testing.T) {
 		t.Fatalf("downs %d: %v", downs, fs)
 	}
 	t.Logf("%s", fs[0].Summary)
+}
+
+// The compiled-in table reads, and each row names a source.
+func TestKnownIssuesTable(t *testing.T) {
+	rows := KnownIssues()
+	if len(rows) < 3 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	for _, k := range rows {
+		if !strings.HasPrefix(k.Source, "https://") || k.Symptom == "" || k.Fix == "" {
+			t.Errorf("row %+v", k)
+		}
+	}
+	hdr := strings.Join(issueColumns, "\t") + "\n"
+	good := "pci\t8086\t15f3\t03\tigc\teee_active\twarn\ts\tf\thttps://example.org/x\n"
+	if rows, err := parseKnownIssues(strings.NewReader(hdr + good)); err != nil || rows[0].Revision == nil || *rows[0].Revision != 3 {
+		t.Errorf("good row: %+v %v", rows, err)
+	}
+	for name, row := range map[string]string{
+		"no source":      "pci\t8086\t15f3\t*\tigc\teee_active\twarn\ts\tf\t-\n",
+		"http source":    "pci\t8086\t15f3\t*\tigc\teee_active\twarn\ts\tf\thttp://example.org\n",
+		"short":          "pci\t8086\t15f3\t*\tigc\teee_active\twarn\ts\tf\n",
+		"bus":            "isa\t8086\t15f3\t*\tigc\teee_active\twarn\ts\tf\thttps://x\n",
+		"upper hex":      "pci\t8086\t15F3\t*\tigc\teee_active\twarn\ts\tf\thttps://x\n",
+		"revision":       "pci\t8086\t15f3\t3\tigc\teee_active\twarn\ts\tf\thttps://x\n",
+		"usb revision":   "usb\t0bda\t8156\t01\tcdc_ncm\tbound\tinfo\ts\tf\thttps://x\n",
+		"usb aspm":       "usb\t0bda\t8156\t*\tcdc_ncm\taspm_l1\tinfo\ts\tf\thttps://x\n",
+		"condition":      "pci\t8086\t15f3\t*\tigc\tmoon\twarn\ts\tf\thttps://x\n",
+		"severity":       "pci\t8086\t15f3\t*\tigc\teee_active\terror\ts\tf\thttps://x\n",
+		"empty field":    "pci\t8086\t15f3\t*\t\teee_active\twarn\ts\tf\thttps://x\n",
+		"control":        "pci\t8086\t15f3\t*\tigc\teee_active\twarn\ts\x1b[31m\tf\thttps://x\n",
+		"padded":         "pci\t8086\t15f3\t*\tigc \teee_active\twarn\ts\tf\thttps://x\n",
+		"header missing": "",
+	} {
+		in := hdr + row
+		if name == "header missing" {
+			in = good
+		}
+		if _, err := parseKnownIssues(strings.NewReader(in)); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+func FuzzKnownIssues(f *testing.F) {
+	f.Add(knownIssuesTSV)
+	f.Add(strings.Join(issueColumns, "\t") + "\nusb\t0bda\t8156\t*\tcdc_ncm\tbound\tinfo\ts\tf\thttps://x\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		rows, err := parseKnownIssues(strings.NewReader(s))
+		if err != nil {
+			return
+		}
+		for _, k := range rows {
+			if k.Driver == "" || k.Fix == "" || !strings.HasPrefix(k.Source, "https://") {
+				t.Fatalf("row %+v accepted", k)
+			}
+			// The check must not panic on whatever row parsed.
+			n := &NIC{NIC: nicinfo.NIC{Name: "eth0", Driver: k.Driver,
+				PCI: &nicinfo.PCIFunction{VendorID: k.VendorID, DeviceID: k.DeviceID},
+				USB: &nicinfo.USBDevice{VendorID: k.VendorID, ProductID: k.DeviceID}}}
+			knownIssues(n, []KnownIssue{k})
+		}
+	})
+}
+
+// The I225-V (igc, 8086:15f3) with its EEE state in the ethtool answers:
+// active warns with the fix `ethtool --set-eee enp4s0 eee off` and the
+// source; enabled but inactive, or disabled, says nothing; the snapshot as
+// generated (no EEE answer: the file predates it) says info.
+func TestKnownIssueI225EEE(t *testing.T) {
+	orig, err := os.ReadFile(snaps + "i225-nonroot/ethtool/enp4s0.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		eee  string // "" leaves the file as it is
+		want finding.Severity
+	}{
+		{"not recorded", "", finding.Info},
+		{"active", `{"active": true, "enabled": true, "tx_lpi_enabled": true}`, finding.Warn},
+		{"enabled, inactive", `{"active": false, "enabled": true, "tx_lpi_enabled": true}`, -1},
+		{"disabled", `{"active": false, "enabled": false, "tx_lpi_enabled": false}`, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := snaptest.Copy(t, snaps+"i225-nonroot")
+			if tc.eee != "" {
+				js := strings.Replace(string(orig), `"perm_addr"`, `"eee": `+tc.eee+`, "perm_addr"`, 1)
+				snaptest.Add(t, dir, map[string]string{"ethtool/enp4s0.json": js})
+			}
+			fs := findCode(t, finding.NICKnownIssue, WithRoot(dir))
+			if tc.want < 0 {
+				if len(fs) != 0 {
+					t.Fatalf("unexpected %v", fs)
+				}
+				return
+			}
+			if len(fs) != 1 {
+				t.Fatalf("got %v", fs)
+			}
+			f := fs[0]
+			if f.Severity != tc.want || f.Subject != "enp4s0" || f.Evidence["id"] != "8086:15f3" ||
+				f.Evidence["revision"] != "03" || f.Evidence["firmware_version"] != "1082:8770" ||
+				!strings.Contains(f.Fix, "ethtool --set-eee enp4s0 eee off") ||
+				!strings.Contains(f.Fix, "https://github.com/vyos/vyos-build/pull/366") {
+				t.Errorf("got %+v", f)
+			}
+			if tc.want == finding.Info && !strings.Contains(f.Summary, "could not be read") {
+				t.Errorf("info summary %q", f.Summary)
+			}
+		})
+	}
+}
+
+// The RTL8156 on cdc_ncm (a real dump): the row holds as soon as cdc_ncm
+// is bound, at its severity, info.
+func TestKnownIssueRTL8156CDCNCM(t *testing.T) {
+	fs := findCode(t, finding.NICKnownIssue, WithRoot(snaps+"rtl8156-cdc-ncm"))
+	if len(fs) != 1 || fs[0].Severity != finding.Info || fs[0].Evidence["id"] != "0bda:8156" ||
+		fs[0].Evidence["bus"] != "usb" || !strings.Contains(fs[0].Fix, "r8152") {
+		t.Fatalf("got %v", fs)
+	}
+}
+
+// ASPM L1 and revisions, on NICs made in the test: no snapshot holds an
+// RTL8125 on r8125. The PCIe capability's LnkCtl as the walker decodes it.
+func TestKnownIssueASPMAndRevision(t *testing.T) {
+	rtl := func(aspm pcie.ASPM, express bool) *NIC {
+		n := &NIC{NIC: nicinfo.NIC{Name: "enp5s0", Driver: "r8125",
+			PCI: &nicinfo.PCIFunction{Address: "0000:05:00.0", VendorID: 0x10ec, DeviceID: 0x8125, Revision: 5}}}
+		n.Path = &pcie.Path{}
+		if express {
+			n.Path.Device.Config = &pcie.Config{Express: &pcie.Express{HasLink: true, ASPMEnabled: aspm}}
+		}
+		return n
+	}
+	issues := KnownIssues()
+	if fs := knownIssues(rtl(pcie.ASPML1, true), issues); len(fs) != 1 || fs[0].Severity != finding.Warn ||
+		!strings.Contains(fs[0].Fix, "/sys/bus/pci/devices/0000:05:00.0/link/l1_aspm") {
+		t.Errorf("L1: %v", fs)
+	}
+	if fs := knownIssues(rtl(pcie.ASPML0s, true), issues); len(fs) != 0 {
+		t.Errorf("L0s only: %v", fs)
+	}
+	if fs := knownIssues(rtl(0, false), issues); len(fs) != 1 || fs[0].Severity != finding.Info {
+		t.Errorf("no config: %v", fs)
+	}
+	r8169 := rtl(pcie.ASPML1, true)
+	r8169.Driver = "r8169"
+	if fs := knownIssues(r8169, issues); len(fs) != 0 {
+		t.Errorf("r8169: %v", fs)
+	}
+	rev := uint8(3)
+	row := KnownIssue{Bus: "pci", VendorID: 0x10ec, DeviceID: 0x8125, Revision: &rev, Driver: "r8125",
+		Condition: IssueBound, Severity: "warn", Symptom: "s", Fix: "f", Source: "https://x"}
+	if fs := knownIssues(rtl(0, false), []KnownIssue{row}); len(fs) != 0 {
+		t.Errorf("revision 05 matched a row for 03: %v", fs)
+	}
+	rev = 5
+	if fs := knownIssues(rtl(0, false), []KnownIssue{row}); len(fs) != 1 || fs[0].Severity != finding.Warn {
+		t.Errorf("revision 05: %v", fs)
+	}
 }
