@@ -36,6 +36,7 @@ func Checkers() []Checker {
 		coalesceCheck,
 		cpuCheck,
 		pcieHealthCheck,
+		ethlinkCheck,
 		incompleteCheck,
 	}
 }

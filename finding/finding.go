@@ -105,6 +105,12 @@ const (
 	PCIeMPSLow          Code = "pcie.mps_low"
 	PCIeAERErrors       Code = "pcie.aer_errors"
 	PCIeIOMMUTranslated Code = "pcie.iommu_translated"
+	// NICLinkFlapping: a carrier that went down 10 times or more since
+	// boot (carrier_down_count).
+	NICLinkFlapping Code = "nic.link_flapping"
+	// NICKnownIssue: a row of the known-issue table (chip, revision,
+	// driver and a condition such as EEE active) matches the NIC.
+	NICKnownIssue Code = "nic.known_issue"
 	// NicdiagIncomplete says a check family could not run, or ran on
 	// less than it needs, so that its silence is not read as clean.
 	NicdiagIncomplete Code = "nicdiag.incomplete"

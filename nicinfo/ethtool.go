@@ -96,7 +96,14 @@ func (a *EthtoolAnswers) clean() {
 	}
 	if l := a.Link; l != nil {
 		l.Duplex, l.Port, l.Source = text.Clean(l.Duplex), text.Clean(l.Port), text.Clean(l.Source)
-		for _, modes := range [][]string{l.Supported, l.Advertised} {
+		for _, modes := range [][]string{l.Supported, l.Advertised, l.PartnerAdvertised} {
+			for i := range modes {
+				modes[i] = text.Clean(modes[i])
+			}
+		}
+	}
+	if e := a.EEE; e != nil {
+		for _, modes := range [][]string{e.Supported, e.Advertised, e.PartnerAdvertised} {
 			for i := range modes {
 				modes[i] = text.Clean(modes[i])
 			}

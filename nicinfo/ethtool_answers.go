@@ -12,12 +12,18 @@ const EthtoolSchema = 1
 //	  "driver": "igb", "version": "5.10.0", "firmware_version": "1.2.3",
 //	  "bus_info": "0000:01:00.0",
 //	  "link": {"speed_mbps": 1000, "duplex": "full", "autoneg": true, "port": "TP",
-//	           "supported": ["1000baseT/Full"], "advertised": ["1000baseT/Full"]},
+//	           "supported": ["1000baseT/Full"], "advertised": ["1000baseT/Full"],
+//	           "partner_advertised": ["100baseT/Full", "1000baseT/Full"]},
 //	  "channels": {"max_rx": 0, "max_tx": 0, "max_other": 1, "max_combined": 8,
 //	               "rx": 0, "tx": 0, "other": 1, "combined": 4},
 //	  "perm_addr": "00:1b:21:00:00:01",
 //	  "rings": {"rx": 256, "tx": 256, "rx_max": 4096, "tx_max": 4096},
 //	  "loss_stats": {"rx_no_buffer_count": 0, "rx_flow_control_xoff": 12},
+//	  "eee": {"supported": ["100baseT/Full", "1000baseT/Full"],
+//	          "advertised": ["100baseT/Full", "1000baseT/Full"],
+//	          "partner_advertised": ["1000baseT/Full"],
+//	          "active": true, "enabled": true, "tx_lpi_enabled": true, "tx_lpi_timer_us": 0},
+//	  "pause": {"autoneg": true, "rx": true, "tx": true},
 //	  "errors": {"channels": "operation not supported"},
 //	  "features": {"rx-gro": {"active": true, "requested": true},
 //	               "rx-lro": {"active": false, "fixed": true},
@@ -55,6 +61,12 @@ type EthtoolAnswers struct {
 	// Coalesce is the interrupt moderation, from ETHTOOL_MSG_COALESCE_GET
 	// (or ETHTOOL_GCOALESCE).
 	Coalesce *Coalesce `json:"coalesce,omitempty"`
+	// EEE is ETHTOOL_GEEE (ethtool --show-eee); absent for drivers
+	// without it (veth, virtio_net) and from files that predate it.
+	EEE *EEE `json:"eee,omitempty"`
+	// Pause is ETHTOOL_GPAUSEPARAM (ethtool -a); absent for drivers
+	// without it and from files that predate it.
+	Pause *Pause `json:"pause,omitempty"`
 }
 
 // EthtoolLink is ETHTOOL_GLINKSETTINGS (or legacy GSET) decoded.
@@ -66,6 +78,10 @@ type EthtoolLink struct {
 	Port       string   `json:"port,omitempty"`
 	Supported  []string `json:"supported,omitempty"`
 	Advertised []string `json:"advertised,omitempty"`
+	// PartnerAdvertised is the link partner's advertised modes (the
+	// lp_advertising mask of GLINKSETTINGS, lp_advertising of GSET);
+	// absent from files that predate it, and when nothing was received.
+	PartnerAdvertised []string `json:"partner_advertised,omitempty"`
 	// Source is "GLINKSETTINGS" or "GSET" (32-bit masks: no modes of 25G and up).
 	Source string `json:"source,omitempty"`
 }

@@ -160,6 +160,20 @@ func (l *liveEthtool) answers(ctx context.Context, iface string) (*EthtoolAnswer
 	} else {
 		a.Rings = ringsFrom(r)
 	}
+	if e, err := l.eee(iface); err != nil {
+		if !errors.Is(err, unix.EOPNOTSUPP) {
+			fail("eee", err)
+		}
+	} else {
+		a.EEE = e
+	}
+	if p, err := l.pause(iface); err != nil {
+		if !errors.Is(err, unix.EOPNOTSUPP) {
+			fail("pause", err)
+		}
+	} else {
+		a.Pause = p
+	}
 	if l.keep != nil {
 		// A driver without statistics (lo) has no loss counters: no error.
 		if m, err := l.et.Stats(iface); err != nil && !errors.Is(err, unix.EOPNOTSUPP) {
@@ -220,7 +234,10 @@ func (l *liveEthtool) linkSettings(iface string) (*EthtoolLink, error) {
 		Port:       portName(ls.port),
 		Supported:  decodeLinkModes(ls.masks[0:n]),
 		Advertised: decodeLinkModes(ls.masks[n : 2*n]),
-		Source:     "GLINKSETTINGS",
+		// The third mask: the partner's modes, as ethtool's "Link partner
+		// advertised link modes".
+		PartnerAdvertised: decodeLinkModes(ls.masks[2*n : 3*n]),
+		Source:            "GLINKSETTINGS",
 	}, nil
 }
 
@@ -230,13 +247,14 @@ func (l *liveEthtool) gset(iface string) (*EthtoolLink, error) {
 		return nil, err
 	}
 	return &EthtoolLink{
-		SpeedMbps:  speedFromKernel(uint32(cmd.Speed_hi)<<16 | uint32(cmd.Speed)),
-		Duplex:     duplexName(cmd.Duplex),
-		Autoneg:    cmd.Autoneg == 1,
-		Port:       portName(cmd.Port),
-		Supported:  decodeLinkModes([]uint32{cmd.Supported}),
-		Advertised: decodeLinkModes([]uint32{cmd.Advertising}),
-		Source:     "GSET",
+		SpeedMbps:         speedFromKernel(uint32(cmd.Speed_hi)<<16 | uint32(cmd.Speed)),
+		Duplex:            duplexName(cmd.Duplex),
+		Autoneg:           cmd.Autoneg == 1,
+		Port:              portName(cmd.Port),
+		Supported:         decodeLinkModes([]uint32{cmd.Supported}),
+		Advertised:        decodeLinkModes([]uint32{cmd.Advertising}),
+		PartnerAdvertised: decodeLinkModes([]uint32{cmd.Lp_advertising}),
+		Source:            "GSET",
 	}, nil
 }
 
@@ -299,4 +317,43 @@ func errText(err error) string {
 		return errno.Error()
 	}
 	return err.Error()
+}
+
+// ethtoolEEE is struct ethtool_eee.
+type ethtoolEEE struct {
+	cmd, supported, advertised, lpAdvertised uint32
+	eeeActive, eeeEnabled, txLPIEnabled      uint32
+	txLPITimer                               uint32
+	reserved                                 [2]uint32
+}
+
+// eee does ETHTOOL_GEEE. A driver without EEE (veth, virtio_net) answers
+// EOPNOTSUPP, which is no error: the link simply has no EEE.
+func (l *liveEthtool) eee(iface string) (*EEE, error) {
+	e := ethtoolEEE{cmd: unix.ETHTOOL_GEEE}
+	if err := l.ioctl(iface, unsafe.Pointer(&e)); err != nil {
+		return nil, err
+	}
+	return eeeFrom(e), nil
+}
+
+func eeeFrom(e ethtoolEEE) *EEE {
+	return &EEE{
+		Supported:         decodeLinkModes([]uint32{e.supported}),
+		Advertised:        decodeLinkModes([]uint32{e.advertised}),
+		PartnerAdvertised: decodeLinkModes([]uint32{e.lpAdvertised}),
+		Active:            e.eeeActive != 0,
+		Enabled:           e.eeeEnabled != 0,
+		TXLPIEnabled:      e.txLPIEnabled != 0,
+		TXLPITimerUs:      e.txLPITimer,
+	}
+}
+
+// pause does ETHTOOL_GPAUSEPARAM; EOPNOTSUPP means no flow control.
+func (l *liveEthtool) pause(iface string) (*Pause, error) {
+	p := ethtool.Pause{Cmd: unix.ETHTOOL_GPAUSEPARAM}
+	if err := l.ioctl(iface, unsafe.Pointer(&p)); err != nil {
+		return nil, err
+	}
+	return &Pause{Autoneg: p.Autoneg != 0, RX: p.RxPause != 0, TX: p.TxPause != 0}, nil
 }

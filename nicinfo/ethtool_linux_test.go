@@ -3,6 +3,8 @@ package nicinfo
 import (
 	"testing"
 	"unsafe"
+
+	"github.com/safchain/ethtool"
 )
 
 // The ioctl structs have the kernel's sizes: struct ifreq is 40 bytes on
@@ -21,5 +23,15 @@ func TestIoctlStructSizes(t *testing.T) {
 	}
 	if got := unsafe.Offsetof(linkSettings{}.nwords); got != 15 {
 		t.Errorf("nwords at %d, want 15", got)
+	}
+}
+
+// struct ethtool_eee is 40 bytes, struct ethtool_pauseparam 16.
+func TestEEEPauseStructSizes(t *testing.T) {
+	if got := unsafe.Sizeof(ethtoolEEE{}); got != 40 {
+		t.Errorf("sizeof(ethtool_eee) = %d, want 40", got)
+	}
+	if got := unsafe.Sizeof(ethtool.Pause{}); got != 16 {
+		t.Errorf("sizeof(ethtool_pauseparam) = %d, want 16", got)
 	}
 }

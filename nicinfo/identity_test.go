@@ -388,3 +388,36 @@ func TestIdentitySnapshots(t *testing.T) {
 		t.Errorf("found %d of the %d expected snapshots", seen, len(want))
 	}
 }
+
+// The partner's advertised modes tell a switch port that offers less from a
+// cable or PHY that downshifted; without them the message stays as it was.
+func TestLinkModesPartner(t *testing.T) {
+	nic := func(partner ...string) NIC {
+		n := ar8151(0, 0)
+		n.Link.SpeedMbps = 100
+		n.Link.PartnerAdvertised = partner
+		return n
+	}
+	less := CheckLinkModes([]NIC{nic("10baseT/Half", "10baseT/Full", "100baseT/Half", "100baseT/Full")})
+	if len(less) != 1 || !strings.Contains(less[0].Summary, "the link partner offers only up to 100baseT/Full") ||
+		less[0].Evidence["partner_best_mode"] != "100baseT/Full" || !strings.Contains(less[0].Fix, "switch port") ||
+		strings.Contains(less[0].Fix, "4 pairs") || less[0].Severity != finding.Warn {
+		t.Errorf("partner offers less: %+v", less)
+	}
+	more := CheckLinkModes([]NIC{nic("100baseT/Full", "1000baseT/Full")})
+	if len(more) != 1 || !strings.Contains(more[0].Summary, "both ends advertise 1000baseT/Full") ||
+		!strings.Contains(more[0].Summary, "downshifted") || !strings.Contains(more[0].Fix, "4 pairs") ||
+		more[0].Evidence["partner_advertised"] != "100baseT/Full 1000baseT/Full" {
+		t.Errorf("downshift: %+v", more)
+	}
+	none := CheckLinkModes([]NIC{nic()})
+	if len(none) != 1 || !strings.Contains(none[0].Summary, "both supported and advertised modes reach") ||
+		none[0].Evidence["partner_best_mode"] != "" {
+		t.Errorf("no partner modes: %+v", none)
+	}
+	// A partner with nothing in common (another medium): no verdict.
+	odd := CheckLinkModes([]NIC{nic("10000baseSR/Full")})
+	if len(odd) != 1 || !strings.Contains(odd[0].Summary, "both supported and advertised modes reach") {
+		t.Errorf("odd partner: %+v", odd)
+	}
+}

@@ -78,7 +78,11 @@ func maxMode(modes []string) (string, int) {
 
 // CheckLinkModes returns a nic.link_below_capability finding (warn) for
 // each NIC whose link came up slower than the fastest mode both it
-// supports and advertises, or at half duplex. NICs with an unknown speed,
+// supports and advertises, or at half duplex. Where the driver reports the
+// link partner's advertised modes, the summary says which end is short:
+// "the link partner offers only up to X" when the partner advertises
+// nothing faster than the negotiated speed, "both ends advertise Y ...:
+// the cable or a PHY downshifted" when it does. NICs with an unknown speed,
 // a down link, or a virtual or emulated device get none.
 func CheckLinkModes(nics []NIC) []finding.Finding {
 	var out []finding.Finding
@@ -111,10 +115,22 @@ func checkLinkMode(n NIC) (finding.Finding, bool) {
 	f := finding.Finding{Code: finding.NICLinkBelowCapability, Severity: finding.Warn,
 		Subject: n.Name, Evidence: ev, CapacityMbps: finding.Mbps(float64(speed))}
 	var parts []string
+	partner := partnerLimit(n, common, speed, top)
 	if top > speed {
 		ev["best_common_mode"] = best
-		parts = append(parts, fmt.Sprintf("negotiated %d Mb/s although both supported and advertised modes "+
-			"reach %s", speed, best))
+		switch partner.kind {
+		case partnerOffersLess:
+			ev["partner_best_mode"] = partner.best
+			parts = append(parts, fmt.Sprintf("negotiated %d Mb/s although it supports and advertises %s: "+
+				"the link partner offers only up to %s", speed, best, partner.best))
+		case partnerOffersMore:
+			ev["partner_best_mode"] = partner.best
+			parts = append(parts, fmt.Sprintf("negotiated %d Mb/s although both ends advertise %s: "+
+				"the cable or a PHY downshifted", speed, partner.best))
+		default:
+			parts = append(parts, fmt.Sprintf("negotiated %d Mb/s although both supported and advertised modes "+
+				"reach %s", speed, best))
+		}
 	}
 	if half {
 		parts = append(parts, "runs at half duplex (one direction at a time, with collisions)")
@@ -124,7 +140,62 @@ func checkLinkMode(n NIC) (finding.Finding, bool) {
 	}
 	f.Summary = n.Name + " " + strings.Join(parts, " and ")
 	f.Fix = linkFix(best, speed, half, n.Link.Autoneg)
+	if top > speed && partner.kind == partnerOffersLess {
+		f.Fix = partnerFix(partner.best, half, n.Link.Autoneg)
+	}
 	return f, true
+}
+
+// partner kinds: what the link partner's advertised modes say about a link
+// that came up below this end's best mode.
+const (
+	partnerUnknown    = iota // no partner modes (autoneg off, driver silent)
+	partnerOffersLess        // the partner's best common mode is the negotiated speed or less
+	partnerOffersMore        // the partner advertises a common mode above the negotiated speed
+)
+
+type partnerVerdict struct {
+	kind int
+	best string // the partner's best mode that this end also advertises
+}
+
+// partnerLimit compares the partner's advertised modes with the modes this
+// end offers (common: supported and advertised).
+func partnerLimit(n NIC, common []string, speed, top int) partnerVerdict {
+	if len(n.Link.PartnerAdvertised) == 0 || top <= speed {
+		return partnerVerdict{}
+	}
+	var both []string
+	for _, m := range n.Link.PartnerAdvertised {
+		if slices.Contains(common, m) {
+			both = append(both, m)
+		}
+	}
+	pbest, ptop := maxMode(both)
+	if ptop > speed {
+		return partnerVerdict{partnerOffersMore, pbest}
+	}
+	if pbest == "" {
+		// Nothing in common (a partner of another medium, or garbage):
+		// no verdict.
+		return partnerVerdict{}
+	}
+	return partnerVerdict{partnerOffersLess, pbest}
+}
+
+// partnerFix is the fix when the link partner (usually a switch port) is
+// what limits the speed.
+func partnerFix(pbest string, half bool, autoneg *bool) string {
+	s := "The link partner (switch port) advertises no faster mode than " + pbest +
+		": check the port's configured speed (a port limited to a speed, or an old or green-mode switch), " +
+		"or move to a port that offers more; `ethtool IFACE` lists \"Link partner advertised link modes\""
+	if autoneg != nil && !*autoneg {
+		s += "; autonegotiation is off here, so nothing was negotiated: turn it on at both ends"
+	}
+	if half {
+		s += "; half duplex usually means the peer is forced to a speed while this end autonegotiates"
+	}
+	return s + "."
 }
 
 // linkModeEvidence is the link as the finding cites it.
@@ -138,6 +209,9 @@ func linkModeEvidence(n NIC) map[string]string {
 	}
 	if len(n.Link.Advertised) > 0 {
 		ev["advertised"] = strings.Join(n.Link.Advertised, " ")
+	}
+	if len(n.Link.PartnerAdvertised) > 0 {
+		ev["partner_advertised"] = strings.Join(n.Link.PartnerAdvertised, " ")
 	}
 	if n.Link.Autoneg != nil {
 		ev["autoneg"] = strconv.FormatBool(*n.Link.Autoneg)

@@ -199,6 +199,7 @@ func (r *reader) ethtool(ctx context.Context, src EthtoolSource) *EthtoolAnswers
 		n.Link.Port = l.Port
 		n.Link.Supported = l.Supported
 		n.Link.Advertised = l.Advertised
+		n.Link.PartnerAdvertised = l.PartnerAdvertised
 		markPlaceholders(n)
 	}
 	if a.Channels != nil {
@@ -207,5 +208,6 @@ func (r *reader) ethtool(ctx context.Context, src EthtoolSource) *EthtoolAnswers
 	}
 	n.Rings, n.LossStats = copyRings(a.Rings), copyStats(a.LossStats)
 	n.Features, n.Coalesce = a.Features, a.Coalesce
+	n.EEE, n.Pause = copyEEE(a.EEE), copyPause(a.Pause)
 	return a
 }

@@ -90,6 +90,7 @@ func (r *reader) readNetdev(name string) (devPath string) {
 	r.readQueues(dir + "/queues")
 	r.readSysfsLink(dir)
 	r.readBridge(dir)
+	r.readCarrier(dir)
 	if ue, err := r.readText(dir + "/uevent"); err == nil {
 		for _, l := range strings.Split(ue, "\n") {
 			if v, ok := strings.CutPrefix(l, "DEVTYPE="); ok {

@@ -96,6 +96,15 @@ type NIC struct {
 	// it is enslaved to, or "ovs-system" for an Open vSwitch port: frames
 	// received on it may be forwarded out of another interface.
 	Bridge string `json:"bridge,omitempty"`
+	// Carrier is the carrier up/down counters since the netdev appeared;
+	// nil where sysfs has no carrier_changes.
+	Carrier *Carrier `json:"carrier,omitempty"`
+	// EEE is Energy-Efficient Ethernet (ethtool --show-eee); nil when the
+	// driver has none (veth, virtio) or it was not recorded.
+	EEE *EEE `json:"eee,omitempty"`
+	// Pause is the flow-control setting (ethtool -a); nil when the driver
+	// has none or it was not recorded.
+	Pause *Pause `json:"pause,omitempty"`
 }
 
 // Physical reports whether the interface sits on a bus (PCI, USB or other)
@@ -171,6 +180,10 @@ type Link struct {
 	// "1000baseT/Full" and "25000baseSR/Full".
 	Supported  []string `json:"supported_modes,omitempty"`
 	Advertised []string `json:"advertised_modes,omitempty"`
+	// PartnerAdvertised are the speed modes the link partner advertised
+	// in autonegotiation ("Link partner advertised link modes"); empty
+	// when autoneg is off, the link is down, or the driver does not say.
+	PartnerAdvertised []string `json:"partner_modes,omitempty"`
 	// Nominal names the fields above that the driver did not measure, with
 	// why ("duplex: ..."): checks do not judge them.
 	Nominal []string `json:"nominal,omitempty"`

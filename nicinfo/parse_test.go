@@ -87,10 +87,28 @@ func FuzzEthtoolAnswers(f *testing.F) {
 	f.Add([]byte(`{"schema":1,"features":{"rx-gro":{"active":false},"rx-lro":{"active":true,"fixed":true}},"coalesce":{"rx_usecs":0,"rx_frames":1,"adaptive_rx":false,"source":"netlink"}}`))
 	f.Add([]byte(`{"schema":2}`))
 	f.Add([]byte(`{`))
+	f.Add([]byte(`{"schema":1,"link":{"speed_mbps":1000,"partner_advertised":["1000baseT/Full","\u0007x"]},` +
+		`"eee":{"supported":["1000baseT/Full"],"partner_advertised":["\u001b[31m"],"active":true},` +
+		`"pause":{"autoneg":true,"rx":true,"tx":false}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		a, err := parseEthtoolAnswers(b)
 		if err == nil && a.Link != nil && (a.Link.SpeedMbps < SpeedUnknown || a.Link.SpeedMbps == 0) {
 			t.Fatalf("speed %d accepted", a.Link.SpeedMbps)
+		}
+		if err != nil {
+			return
+		}
+		var modes []string
+		if a.Link != nil {
+			modes = append(modes, a.Link.PartnerAdvertised...)
+		}
+		if a.EEE != nil {
+			modes = append(append(append(modes, a.EEE.Supported...), a.EEE.Advertised...), a.EEE.PartnerAdvertised...)
+		}
+		for _, m := range modes {
+			if strings.ContainsAny(m, "\x00\x07\x1b\n") {
+				t.Fatalf("control character kept in %q", m)
+			}
 		}
 	})
 }

@@ -88,7 +88,7 @@ var netAttrs = []string{
 	"address", "addr_assign_type", "addr_len", "broadcast", "carrier", "carrier_changes",
 	"dev_id", "dev_port", "duplex", "flags", "ifalias", "ifindex", "iflink", "link_mode",
 	"mtu", "name_assign_type", "operstate", "phys_port_id", "phys_port_name", "phys_switch_id",
-	"speed", "tx_queue_len", "type", "uevent", "master",
+	"speed", "tx_queue_len", "type", "uevent", "master", "carrier_up_count", "carrier_down_count",
 }
 
 // brportAttrs are copied from a bridge port's brport/: the link naming its

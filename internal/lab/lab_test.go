@@ -662,6 +662,10 @@ func TestIGB(t *testing.T) {
 		}
 	})
 
+	// EEE, pause, the partner's modes and the carrier counters
+	// (ethlink_test.go).
+	t.Run("ethlink", func(t *testing.T) { checkEthlink(t, secs) })
+
 	// Two VFs through sriov_numvfs, bound to igbvf and tied to the PF.
 	t.Run("sriov", func(t *testing.T) {
 		facts1 := factsOf(t, sec(t, secs, "facts1"))

@@ -39,6 +39,27 @@ sec offl-list nicdiag list --json
 sec offl-check nicdiag check --json
 sec offl-undo bash -c "ethtool -K eth0 gro on && ethtool -C eth0 rx-usecs ${rxu:-3}"
 sec offl-after nicdiag check --json
+# The Ethernet link (ethlink_test.go): EEE (82576: none), pause, the
+# partner's modes as ethtool prints them; pause turned off and back; then
+# the carrier taken down 12 times with ip link (igb_close drops the
+# carrier), which nic.link_flapping must count.
+sec eee0 ethtool --show-eee eth0
+sec pause0 ethtool -a eth0
+sec linkset0 ethtool eth0
+sec ethshow0 nicdiag show --json eth0
+ethtool -A eth0 autoneg off rx off tx off || echo "lab: ethtool -A eth0 off failed"
+carrier
+sec pause1 ethtool -a eth0
+sec ethshow1 nicdiag show --json eth0
+ethtool -A eth0 autoneg on rx on tx on || echo "lab: ethtool -A eth0 on failed"
+carrier
+sec carrier0 cat /sys/class/net/eth0/carrier_changes /sys/class/net/eth0/carrier_down_count
+sec flapcheck0 nicdiag check --json eth0
+for _ in 1 2 3 4 5 6 7 8 9 10 11 12; do
+  ip link set eth0 down; ip link set eth0 up; carrier
+done
+sec carrier1 cat /sys/class/net/eth0/carrier_changes /sys/class/net/eth0/carrier_down_count
+sec flapcheck1 nicdiag check --json eth0
 # no udev in the guest: load the VF driver before the VFs appear
 modprobe igbvf
 pf=$(readlink -f /sys/class/net/eth0/device)
