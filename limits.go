@@ -3,14 +3,15 @@ package nicdiag
 import (
 	"slices"
 
+	"github.com/nicdiag/nicdiag/irq"
 	"github.com/nicdiag/nicdiag/monitor"
 )
 
 // Limits returns the run verdict's inputs (monitor.WithLimits) for every
 // selected interface: its line rate when the driver's speed is a
 // measurement, its PCIe path and DMA profile for the budget model, the
-// ends of every hop, its USB bus speed, and what a misidentified device
-// really is.
+// ends of every hop, its USB bus speed, what a misidentified device
+// really is, and on a host of several NUMA nodes the NIC's node and CPUs.
 func (h *Host) Limits() []monitor.Limits {
 	var out []monitor.Limits
 	for _, n := range h.Selected {
@@ -30,6 +31,9 @@ func (h *Host) Limits() []monitor.Limits {
 		}
 		if n.Link.SpeedMbps > 0 && id == nil && !n.Virtual {
 			l.PortMbps = float64(n.Link.SpeedMbps)
+		}
+		if local, err := irq.ParseCPUList(n.LocalCPUs); err == nil && len(local) > 0 && n.NUMANode >= 0 && h.severalNodes(n.NUMANode, len(local)) {
+			l.NUMANode, l.LocalCPUs = n.NUMANode, n.LocalCPUs
 		}
 		if n.USB != nil {
 			l.USBMbps = float64(n.USB.SpeedMbps)
@@ -52,4 +56,19 @@ func (h *Host) Limits() []monitor.Limits {
 		out = append(out, l)
 	}
 	return out
+}
+
+// severalNodes reports whether the host has more than one NUMA node, as a
+// NIC on node (whose node has local CPUs) shows it: a node above 0, or
+// fewer local CPUs than the host has online.
+func (h *Host) severalNodes(node, local int) bool {
+	switch {
+	case node > 0:
+		return true
+	case h.Interrupts != nil:
+		return local < len(h.Interrupts.CPUs)
+	case h.CPUs != nil:
+		return local < len(h.CPUs.CPUs)
+	}
+	return false
 }

@@ -81,6 +81,10 @@ const (
 	RunAllowance   Code = "run.allowance_exceeded"
 	RunLinkChanged Code = "run.link_changed"
 	RunAERErrors   Code = "run.aer_errors"
+	// Where the command's busiest thread ran: on a CPU that takes the
+	// NICs' interrupts, or off the NIC's NUMA node.
+	RunCommandOnIRQCPU   Code = "run.command_on_irq_cpu"
+	RunCommandRemoteNode Code = "run.command_remote_node"
 	// NIC drops since boot judged with the RX ring size (ethtool -g), and
 	// a ring that holds under 1 ms at line rate.
 	NICRingDrops Code = "nic.ring_drops"

@@ -37,6 +37,11 @@ type Limits struct {
 	MovesMbps  float64 `json:"moves_mbps,omitempty"`
 	// Virtual marks a paravirtual or software NIC: no wire, no PCIe.
 	Virtual bool `json:"virtual,omitempty"`
+	// NUMANode and LocalCPUs are the NIC's node and that node's CPUs (a
+	// cpulist, "64-127"), set only on a host with more than one node: a
+	// command thread elsewhere works across the interconnect.
+	NUMANode  int    `json:"numa_node,omitempty"`
+	LocalCPUs string `json:"local_cpus,omitempty"`
 }
 
 // WithLimits gives the run the ceilings' inputs of the NICs sampled, for

@@ -204,6 +204,7 @@ func Judge(samples []irq.Sample, limits []Limits) Verdict {
 	v.Findings = append(v.Findings, v.verdictFinding())
 	v.Findings = append(v.Findings, v.lossFindings()...)
 	v.Findings = append(v.Findings, linkFindings(w, limits)...)
+	v.Findings = append(v.Findings, placementFindings(w, limits, v.Bound)...)
 	finding.Sort(v.Findings)
 	return v
 }
