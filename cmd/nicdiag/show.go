@@ -23,11 +23,14 @@ var showCmd = &command{
 	args:    "IFACE",
 	summary: "everything known about one NIC",
 	help: `Show everything nicdiag knows about one interface, grouped like ethtool
-output: identity (PCI IDs and names), driver and firmware, Ethernet link and
-modes, queues, IRQs, NUMA placement, PCIe link, SR-IOV, what could not be
-read (and why); then the PCIe path hop by hop to the root port, the
-throughput budget of the default workload, where each queue's IRQ lands, and
-the findings about this NIC. Exit code as for check.
+output: identity (PCI IDs and names), driver, firmware and offloads,
+Ethernet link and modes (partner, pause, EEE, carrier changes), queues,
+rings and coalescing, IRQs, NUMA placement, PCIe link and IOMMU, SR-IOV and
+VF settings, what could not be read (and why), drop counters since boot;
+then the PCIe path hop by hop to the root port, the throughput budget of
+the default workload, where each queue's IRQ lands, the host (VM or not,
+forwarding, the IRQ CPUs' frequency scaling), and the findings about this
+NIC. Exit code as for check.
 
 Examples:
   nicdiag show eth0
@@ -63,7 +66,14 @@ func runShow(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
 	if l := nicinfo.Label(*n); n.PCI != nil && (l == "virtual" || l == "emulated") {
 		ps.add("Judged", "no: a "+l+" NIC's PCIe link is emulated and its speed nominal")
 	}
-	if err := renderShow(e.stdout, n, ps, budgetSection(sel.Budget), queueSection(queues), findingSection(r.Findings)); err != nil {
+	secs := inventorySections(n)
+	for i := range secs {
+		if secs[i].Title == "PCIe" {
+			secs[i].add("IOMMU", iommuText(sel))
+		}
+	}
+	secs = append(secs, dropSection(sel), ps, budgetSection(sel.Budget), queueSection(queues), hostSection(r.Host, queues), findingSection(r.Findings))
+	if err := renderSections(e.stdout, secs); err != nil {
 		return e.fail(err)
 	}
 	return exitFor(r.Findings)
@@ -96,7 +106,11 @@ func (s *showSection) add(k, v string) {
 
 // renderShow writes the inventory sections for n, then extra ones.
 func renderShow(w io.Writer, n *nicinfo.NIC, extra ...showSection) error {
-	secs := append(inventorySections(n), extra...)
+	return renderSections(w, append(inventorySections(n), extra...))
+}
+
+// renderSections writes the sections that have rows or a body.
+func renderSections(w io.Writer, secs []showSection) error {
 	for i, s := range secs {
 		if len(s.Rows) == 0 && s.Body == nil {
 			continue
@@ -151,6 +165,7 @@ func identitySection(n *nicinfo.NIC) showSection {
 	}
 	id.add("Bus", string(n.Bus))
 	id.add("Kind", n.Kind)
+	id.add("Bridge", text.Clip(n.Bridge))
 	if f := n.PCI; f != nil {
 		id.add("PCI function", string(f.Address))
 		id.add("Vendor", named(f.VendorName, f.VendorID))
@@ -181,6 +196,7 @@ func driverSection(n *nicinfo.NIC) showSection {
 	if n.USB != nil {
 		drv.add("USB driver", n.USB.Driver)
 	}
+	drv.add("Offloads", offloadsText(n.Features))
 	return drv
 }
 
@@ -195,7 +211,11 @@ func linkSection(n *nicinfo.NIC) showSection {
 	link.add("Port", n.Link.Port)
 	link.add("Supported modes", strings.Join(n.Link.Supported, " "))
 	link.add("Advertised modes", strings.Join(n.Link.Advertised, " "))
+	link.add("Partner modes", text.Clean(strings.Join(n.Link.PartnerAdvertised, " ")))
 	link.add("Not measured", strings.Join(n.Link.Nominal, "; "))
+	link.add("Pause", pauseText(n.Pause))
+	link.add("EEE", eeeText(n))
+	link.add("Carrier", carrierText(n.Carrier))
 	return link
 }
 
@@ -209,6 +229,9 @@ func queueCountSection(n *nicinfo.NIC) showSection {
 			c.RX, c.TX, c.Other, c.Combined, c.MaxRX, c.MaxTX, c.MaxOther, c.MaxCombined))
 	}
 	q.add("RPS", onOff(n.Queues.RPS))
+	q.add("Virtio", virtioText(n.Virtio))
+	q.add("Rings", ringsText(n.Rings))
+	q.add("Coalescing", coalesceText(n.Coalesce))
 	return q
 }
 
@@ -231,6 +254,9 @@ func placementSections(n *nicinfo.NIC) (irq, numa, pcie, sriov showSection) {
 		sriov.add("Virtual functions", text.Join(f.VFs, " "))
 		if f.TotalVFs > 0 {
 			sriov.add("Total VFs", strconv.Itoa(f.TotalVFs))
+		}
+		for _, v := range n.VFConfig {
+			sriov.add("VF "+strconv.Itoa(v.VF), vfText(v))
 		}
 	}
 	return irq, numa, pcie, sriov
