@@ -90,3 +90,48 @@ func FuzzParseCPUMask(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParsePauseStats(f *testing.F) {
+	tx := nlAttr(ethtoolAPauseStatTxFrames, u64Bytes(7))
+	rx := nlAttr(ethtoolAPauseStatRxFrames, u64Bytes(9))
+	f.Add(pauseReply(tx, rx))
+	f.Add(pauseReply(nlAttr(ethtoolAPauseStatPad, nil), rx))
+	f.Add(pauseReply([]byte{}))
+	f.Add(pauseReply())
+	f.Add([]byte{ethtoolMsgPauseGetReply, 1, 0, 0, 8, 0, ethtoolAPauseStats, 0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, err := parsePauseStats(b)
+		if err != nil {
+			if p != (pauseCounts{}) {
+				t.Fatalf("error %v with counts %+v", err, p)
+			}
+			return
+		}
+		if !p.HasTX && p.TX != 0 || !p.HasRX && p.RX != 0 {
+			t.Fatalf("unreported counter set: %+v", p)
+		}
+		m := lossCounters{}
+		p.losses(m)
+		n := 0
+		for name, c := range m {
+			n++
+			if (name == lossEthtoolNL+"tx_pause_frames") != (c.Class == LossPauseTX) {
+				t.Fatalf("%s class %v", name, c.Class)
+			}
+		}
+		if want := btoi(p.HasTX) + btoi(p.HasRX); n != want {
+			t.Fatalf("%d entries for %+v", n, p)
+		}
+		// Parsing is deterministic.
+		if q, err := parsePauseStats(b); err != nil || q != p {
+			t.Fatalf("reparse: %+v, %v; want %+v", q, err, p)
+		}
+	})
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -25,6 +25,9 @@ const (
 	lossSysfs   = "sysfs:"
 	lossQstats  = "qstats:"
 	lossEthtool = "ethtool:"
+	// lossEthtoolNL names the standard pause statistics, read over
+	// ethtool netlink (pausestats.go).
+	lossEthtoolNL = "ethtool-nl:"
 )
 
 // linkLosses adds the loss counters among an interface's statistics to dst:
@@ -92,9 +95,10 @@ func (s ethtoolLossStats) losses(iface string) (lossCounters, error) {
 
 // readLosses gathers each NIC's loss counters at reading r, whose link and
 // queue counters are read: the interface's, those the queue read returned,
-// and, unless that read was of the driver's ethtool statistics already,
-// those of the loss source (one ETHTOOL_GSTATS call per NIC, not two). A
-// loss source that fails is named in r.missing.
+// unless that read was of the driver's ethtool statistics already, those
+// of the loss source (one ETHTOOL_GSTATS call per NIC, not two), and the
+// pause statistics over ethtool netlink (one PAUSE_GET per NIC). A loss
+// source that fails is named in r.missing.
 func (s *Sampler) readLosses(r *reading) {
 	if r.losses == nil {
 		r.losses = make(map[string]lossCounters, len(s.nics))
@@ -114,13 +118,20 @@ func (s *Sampler) readLosses(r *reading) {
 			}
 			maps.Copy(m, l)
 		}
+		if s.o.pauseStats != nil {
+			l, err := s.o.pauseStats.losses(n.Name)
+			if err != nil {
+				r.missing = append(r.missing, "ethtool pause "+n.Name+": "+err.Error())
+			}
+			maps.Copy(m, l)
+		}
 		r.losses[n.Name] = m
 	}
 }
 
 // lossRates returns the rate of every loss counter present at both readings,
 // 0 included (a reader must tell "no drops" from "not counted"), sysfs:
-// first, then qstats:, then ethtool:, each by name. A counter that went
+// first, then qstats:, then ethtool:, then ethtool-nl:, each by name. A counter that went
 // down was reset and counts from 0.
 func lossRates(a, b lossCounters, dt float64) []LossRate {
 	var out []LossRate
@@ -146,8 +157,10 @@ func lossSource(name string) int {
 		return 1
 	case strings.HasPrefix(name, lossEthtool):
 		return 2
+	case strings.HasPrefix(name, lossEthtoolNL):
+		return 3
 	}
-	return 3
+	return 4
 }
 
 // lossMeans averages loss rates over a window by NIC and name, each sample

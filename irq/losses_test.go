@@ -288,9 +288,68 @@ func TestSamplerDriverLosses(t *testing.T) {
 	}
 }
 
+// TestSamplerPauseLosses checks that the ethtool netlink pause counters are
+// read once per NIC per reading, also when the queue read brought the
+// ethtool ones, come after ethtool:, and that a failed read is named in
+// Missing.
+func TestSamplerPauseLosses(t *testing.T) {
+	root := lossHost(t)
+	now := time.Unix(1000, 0)
+	var pause pauseCounts
+	var pauseErr error
+	reads := 0
+	qs := queueStatsFunc(func(string) (queueCounters, error) {
+		return queueCounters{Ethtool: true, Losses: lossCounters{"ethtool:rx_pause": {LossPauseRX, pause.RX}}}, nil
+	})
+	ps := lossStatsFunc(func(iface string) (lossCounters, error) {
+		reads++
+		m := lossCounters{}
+		pause.losses(m)
+		return m, pauseErr
+	})
+	pause = pauseCounts{TX: 10, RX: 100, HasTX: true, HasRX: true}
+	s, err := NewSampler(context.Background(), []nicinfo.NIC{eth0}, WithRoot(root), WithInterval(time.Millisecond),
+		withClock(func() time.Time { return now }), withQueueStats(qs), withLossStats(nil), withPauseStats(ps))
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := func() Sample {
+		t.Helper()
+		now = now.Add(2 * time.Second)
+		x, err := s.Next(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	pause = pauseCounts{TX: 30, RX: 140, HasTX: true, HasRX: true}
+	x := next()
+	want := "sysfs:rx_dropped nic 0; ethtool:rx_pause pause_rx 20; ethtool-nl:rx_pause_frames pause_rx 20; ethtool-nl:tx_pause_frames pause_tx 10"
+	if got := lossString(x.NICs[0].Losses); got != want {
+		t.Errorf("losses\n got %s\nwant %s", got, want)
+	}
+	if reads != 2 {
+		t.Errorf("%d pause reads, want one per reading (2)", reads)
+	}
+	pause, pauseErr = pauseCounts{}, errors.New("boom")
+	x = next()
+	if got := lossString(x.NICs[0].Losses); got != "sysfs:rx_dropped nic 0; ethtool:rx_pause pause_rx 0" {
+		t.Errorf("losses with the pause source failing: %s", got)
+	}
+	if !slices.Contains(x.Missing, "ethtool pause eth0: boom") {
+		t.Errorf("missing = %q", x.Missing)
+	}
+}
+
 // TestSamplerLossesOffUnderRoot checks that a snapshot root does not read
 // the live host's ethtool loss counters by default.
 func TestSamplerLossesOffUnderRoot(t *testing.T) {
+	if o := newOptions([]Option{WithRoot(t.TempDir())}); o.pauseStats != nil {
+		t.Errorf("pause stats under a root: %T", o.pauseStats)
+	}
+	if o := newOptions([]Option{withPauseStats(nil)}); o.pauseStats != nil {
+		t.Error("withPauseStats(nil) did not turn them off")
+	}
 	if o := newOptions([]Option{WithRoot(t.TempDir())}); o.lossStats != nil {
 		t.Errorf("loss stats under a root: %T", o.lossStats)
 	}

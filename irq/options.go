@@ -22,8 +22,12 @@ type options struct {
 	// queueStatsSet.
 	lossStats    lossStatser
 	lossStatsSet bool
-	now          func() time.Time
-	pcie         []string // WithPCIe addresses
+	// pauseStats is nil when ethtool netlink pause statistics are off;
+	// pauseStatsSet as queueStatsSet.
+	pauseStats    lossStatser
+	pauseStatsSet bool
+	now           func() time.Time
+	pcie          []string // WithPCIe addresses
 }
 
 func newOptions(opts []Option) options {
@@ -49,6 +53,9 @@ func newOptions(opts []Option) options {
 	}
 	if !o.lossStatsSet && live {
 		o.lossStats = ethtoolLossStats{netns: o.netns}
+	}
+	if !o.pauseStatsSet && live {
+		o.pauseStats = defaultPauseStats(o.netns)
 	}
 	return o
 }
@@ -110,6 +117,12 @@ func withQueueStats(s queueStatser) Option {
 // turns them off (tests).
 func withLossStats(s lossStatser) Option {
 	return func(o *options) { o.lossStats, o.lossStatsSet = s, true }
+}
+
+// withPauseStats replaces the ethtool netlink pause statistics source (nil:
+// off).
+func withPauseStats(s lossStatser) Option {
+	return func(o *options) { o.pauseStats, o.pauseStatsSet = s, true }
 }
 
 // withClock replaces time.Now (tests).

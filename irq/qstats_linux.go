@@ -25,48 +25,36 @@ import (
 // family, no QSTATS_GET command, or a driver without them) yields an error
 // wrapping errNoQstats; the default source then reads ethtool instead.
 type netdevQueueStats struct {
-	netns string
-
-	mu     sync.Mutex
-	family uint16 // 0 until looked up
+	netns  string
+	family genlFamily
 }
 
 func (s *netdevQueueStats) counters(iface string) (queueCounters, error) {
-	ns, err := openNetns(s.netns)
+	var c queueCounters
+	err := linkInNetns(s.netns, iface, func(ns netns.NsHandle, h *netlink.Handle, idx uint32) error {
+		fam, err := s.familyID(h)
+		if err != nil {
+			return fmt.Errorf("%s: %w", iface, err)
+		}
+		msgs, err := genlRequest(ns, fam, unix.NLM_F_DUMP, maxQstatsMsgs,
+			&nl.Genlmsg{Command: netdevCmdQstatsGet, Version: netdevFamilyVersion},
+			nl.NewRtAttr(netdevAQstatsIfindex, nl.Uint32Attr(idx)),
+			nl.NewRtAttr(netdevAQstatsScope, nl.Uint32Attr(netdevQstatsScopeQueue)))
+		if err != nil {
+			if errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EINVAL) {
+				// EOPNOTSUPP: no QSTATS_GET (6.5 to 6.7); EINVAL: a policy
+				// that refuses the request.
+				return fmt.Errorf("%s: %w: %w", iface, errNoQstats, err)
+			}
+			return fmt.Errorf("%s: netdev qstats: %w", iface, err)
+		}
+		if c, err = parseQstatsDump(msgs, idx); err != nil {
+			return fmt.Errorf("%s: %w", iface, err)
+		}
+		return nil
+	})
 	if err != nil {
 		return queueCounters{}, err
-	}
-	if ns.IsOpen() {
-		defer ns.Close()
-	}
-	h := &netlink.Handle{} // no sockets of its own: the caller's namespace
-	if ns.IsOpen() {
-		if h, err = netlink.NewHandleAt(ns, unix.NETLINK_ROUTE, unix.NETLINK_GENERIC); err != nil {
-			return queueCounters{}, err
-		}
-		defer h.Close()
-	}
-	link, err := h.LinkByName(iface)
-	if err != nil {
-		return queueCounters{}, fmt.Errorf("%s: %w", iface, err)
-	}
-	fam, err := s.familyID(h)
-	if err != nil {
-		return queueCounters{}, fmt.Errorf("%s: %w", iface, err)
-	}
-	idx := uint32(link.Attrs().Index)
-	msgs, err := dumpQstats(ns, fam, idx)
-	if err != nil {
-		if errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EINVAL) {
-			// EOPNOTSUPP: no QSTATS_GET (6.5 to 6.7); EINVAL: a policy
-			// that refuses the request.
-			return queueCounters{}, fmt.Errorf("%s: %w: %w", iface, errNoQstats, err)
-		}
-		return queueCounters{}, fmt.Errorf("%s: netdev qstats: %w", iface, err)
-	}
-	c, err := parseQstatsDump(msgs, idx)
-	if err != nil {
-		return queueCounters{}, fmt.Errorf("%s: %w", iface, err)
 	}
 	if len(c.RX) == 0 && len(c.TX) == 0 {
 		return c, fmt.Errorf("%s: %w", iface, errNoQstats)
@@ -74,14 +62,44 @@ func (s *netdevQueueStats) counters(iface string) (queueCounters, error) {
 	return c, nil
 }
 
+// linkInNetns opens the network namespace whose file is at path ("": the
+// caller's) and a netlink handle in it, looks iface up there and calls f
+// with them and its index. Everything is opened per call and closed
+// before it returns.
+func linkInNetns(path, iface string, f func(ns netns.NsHandle, h *netlink.Handle, ifindex uint32) error) error {
+	ns, err := openNetns(path)
+	if err != nil {
+		return err
+	}
+	if ns.IsOpen() {
+		defer ns.Close()
+	}
+	h := &netlink.Handle{} // no sockets of its own: the caller's namespace
+	if ns.IsOpen() {
+		if h, err = netlink.NewHandleAt(ns, unix.NETLINK_ROUTE, unix.NETLINK_GENERIC); err != nil {
+			return err
+		}
+		defer h.Close()
+	}
+	link, err := h.LinkByName(iface)
+	if err != nil {
+		return fmt.Errorf("%s: %w", iface, err)
+	}
+	return f(ns, h, uint32(link.Attrs().Index))
+}
+
 // maxQstatsMsgs bounds a dump (two rows per queue).
 const maxQstatsMsgs = 4 * (maxQstatsQueue + 1)
 
-// dumpQstats runs a queue-scope QSTATS_GET dump for ifindex in namespace ns
-// (netns.None(): the caller's) and returns the payloads of its messages. It reads the replies itself: the kernel sends
-// qstats rows without NLM_F_MULTI (genlmsg_iput), on which
+// genlRequest sends a generic netlink request of family fam (its
+// genlmsghdr and attributes in data) in namespace ns (netns.None(): the
+// caller's), on a socket of its own, and returns the payloads of the
+// replies up to the NLMSG_DONE, or the NLMSG_ERROR that ends them (a dump
+// ends with the one, a request flagged NLM_F_ACK with the other); more
+// than max replies is an error. It reads the replies itself: the kernel
+// sends qstats rows without NLM_F_MULTI (genlmsg_iput), on which
 // nl.NetlinkRequest.Execute stops after the first row.
-func dumpQstats(ns netns.NsHandle, fam uint16, ifindex uint32) ([][]byte, error) {
+func genlRequest(ns netns.NsHandle, fam uint16, flags, max int, data ...nl.NetlinkRequestData) ([][]byte, error) {
 	sock, err := nl.GetNetlinkSocketAt(ns, netns.None(), unix.NETLINK_GENERIC)
 	if err != nil {
 		return nil, err
@@ -93,10 +111,10 @@ func dumpQstats(ns netns.NsHandle, fam uint16, ifindex uint32) ([][]byte, error)
 	if err := sock.SetReceiveTimeout(&nl.SocketTimeoutTv); err != nil {
 		return nil, err
 	}
-	req := nl.NewNetlinkRequest(int(fam), unix.NLM_F_DUMP)
-	req.AddData(&nl.Genlmsg{Command: netdevCmdQstatsGet, Version: netdevFamilyVersion})
-	req.AddData(nl.NewRtAttr(netdevAQstatsIfindex, nl.Uint32Attr(ifindex)))
-	req.AddData(nl.NewRtAttr(netdevAQstatsScope, nl.Uint32Attr(netdevQstatsScopeQueue)))
+	req := nl.NewNetlinkRequest(int(fam), flags)
+	for _, d := range data {
+		req.AddData(d)
+	}
 	if err := sock.Send(req); err != nil {
 		return nil, err
 	}
@@ -128,13 +146,13 @@ func dumpQstats(ns netns.NsHandle, fam uint16, ifindex uint32) ([][]byte, error)
 				if errno := int32(binary.NativeEndian.Uint32(m.Data[:4])); errno < 0 {
 					return nil, unix.Errno(-errno)
 				}
-				// A dump flagged NLM_F_DUMP_INTR (the queue set changed
-				// meanwhile) still holds counters; the next sample reads
-				// them again.
+				// An ack, or the end of a dump; one flagged
+				// NLM_F_DUMP_INTR (the queue set changed meanwhile) still
+				// holds counters, and the next sample reads them again.
 				return out, nil
 			case fam:
-				if len(out) >= maxQstatsMsgs {
-					return nil, fmt.Errorf("%w: more than %d qstats rows", ErrMalformed, maxQstatsMsgs)
+				if len(out) >= max {
+					return nil, fmt.Errorf("%w: more than %d replies", ErrMalformed, max)
 				}
 				out = append(out, m.Data)
 			}
@@ -142,23 +160,38 @@ func dumpQstats(ns netns.NsHandle, fam uint16, ifindex uint32) ([][]byte, error)
 	}
 }
 
-// familyID looks the netdev family up once; generic netlink family ids are
-// global, not per namespace.
+// familyID looks the netdev family up once.
 func (s *netdevQueueStats) familyID(h *netlink.Handle) (uint16, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.family != 0 {
-		return s.family, nil
-	}
-	f, err := h.GenlFamilyGet(netdevFamilyName)
+	id, err := s.family.id(h, netdevFamilyName)
 	if err != nil {
-		return 0, fmt.Errorf("%w: generic netlink family %q: %w", errNoQstats, netdevFamilyName, err)
+		return 0, fmt.Errorf("%w: %w", errNoQstats, err)
 	}
-	if f.ID == 0 {
-		return 0, fmt.Errorf("%w: family %q has id 0", errNoQstats, netdevFamilyName)
+	return id, nil
+}
+
+// genlFamily is a generic netlink family's id, looked up by name on first
+// use; family ids are global, not per namespace. A failed lookup is not
+// kept: the next call asks again.
+type genlFamily struct {
+	mu sync.Mutex
+	v  uint16 // 0 until looked up
+}
+
+func (f *genlFamily) id(h *netlink.Handle, name string) (uint16, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.v != 0 {
+		return f.v, nil
 	}
-	s.family = f.ID
-	return f.ID, nil
+	g, err := h.GenlFamilyGet(name)
+	if err != nil {
+		return 0, fmt.Errorf("generic netlink family %q: %w", name, err)
+	}
+	if g.ID == 0 {
+		return 0, fmt.Errorf("generic netlink family %q has id 0", name)
+	}
+	f.v = g.ID
+	return g.ID, nil
 }
 
 // defaultQueueStats is the live default in the network namespace at netns

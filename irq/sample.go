@@ -104,7 +104,8 @@ const (
 type LossRate struct {
 	// Name is the counter's name as its source spells it, with the source
 	// first: "sysfs:rx_missed_errors", "qstats:rx-hw-drops",
-	// "ethtool:rx_no_buffer_count".
+	// "ethtool:rx_no_buffer_count", "ethtool-nl:rx_pause_frames" (the
+	// kernel's standard pause statistics, over ethtool netlink).
 	Name  string    `json:"name"`
 	Class LossClass `json:"class"`
 	PerS  float64   `json:"per_s"`
