@@ -294,7 +294,7 @@ func TestInspectLossTotals(t *testing.T) {
 	for _, l := range lt.Losses {
 		got = append(got, l.Name+"="+string(l.Class)+":"+strconv.FormatUint(l.Value, 10))
 	}
-	want := "sysfs:rx_dropped=nic:0 sysfs:rx_fifo_errors=nic:0 sysfs:rx_missed_errors=nic:2 sysfs:rx_over_errors=nic:0 sysfs:tx_dropped=tx:0 " +
+	want := "sysfs:rx_dropped=dropped:0 sysfs:rx_fifo_errors=nic:0 sysfs:rx_missed_errors=nic:2 sysfs:rx_over_errors=nic:0 sysfs:tx_dropped=tx:0 " +
 		"ethtool:rx_no_buffer_count=nic:3 ethtool:tx_flow_control_xon=pause_tx:4"
 	if strings.Join(got, " ") != want {
 		t.Errorf("losses\n got %s\nwant %s", strings.Join(got, " "), want)

@@ -35,7 +35,7 @@ const (
 // also when read over netlink: both report the kernel's one set of
 // interface counters (dev_get_stats).
 func linkLosses(c linkCounters, dst lossCounters) {
-	dst[lossSysfs+"rx_dropped"] = lossCounter{LossNIC, c.RXDropped}
+	dst[lossSysfs+"rx_dropped"] = lossCounter{LossDropped, c.RXDropped}
 	for _, f := range [...]struct {
 		name  string
 		has   linkHas

@@ -83,7 +83,7 @@ func TestSamplerSysfsLosses(t *testing.T) {
 	writeLinkStats(t, root, 30, 22, 30, 440)
 	writeRXDropped(t, root, 6)
 	n := next()
-	want := "sysfs:rx_dropped nic 3; sysfs:rx_fifo_errors nic 1; sysfs:rx_missed_errors nic 10; sysfs:rx_over_errors nic 0; sysfs:tx_dropped tx 200"
+	want := "sysfs:rx_dropped dropped 3; sysfs:rx_fifo_errors nic 1; sysfs:rx_missed_errors nic 10; sysfs:rx_over_errors nic 0; sysfs:tx_dropped tx 200"
 	if got := lossString(n.Losses); got != want {
 		t.Errorf("losses\n got %s\nwant %s", got, want)
 	}
@@ -98,15 +98,15 @@ func TestSamplerSysfsLosses(t *testing.T) {
 	// An older kernel (or snapshot) without the optional files: rx_dropped
 	// stays, at 0/s, and the others are not counted (absent, not 0).
 	writeLinkStats(t, root, -1, -1, -1, -1)
-	if got := lossString(next().Losses); got != "sysfs:rx_dropped nic 0" {
+	if got := lossString(next().Losses); got != "sysfs:rx_dropped dropped 0" {
 		t.Errorf("without the optional files: %s", got)
 	}
 	// A counter that appears between two readings has no rate yet.
 	writeLinkStats(t, root, -1, 5, -1, -1)
-	if got := lossString(next().Losses); got != "sysfs:rx_dropped nic 0" {
+	if got := lossString(next().Losses); got != "sysfs:rx_dropped dropped 0" {
 		t.Errorf("rx_fifo_errors new at this reading: %s", got)
 	}
-	if got := lossString(next().Losses); got != "sysfs:rx_dropped nic 0; sysfs:rx_fifo_errors nic 0" {
+	if got := lossString(next().Losses); got != "sysfs:rx_dropped dropped 0; sysfs:rx_fifo_errors nic 0" {
 		t.Errorf("rx_fifo_errors at both readings: %s", got)
 	}
 	// A required counter missing fails the link read: no losses from it.
@@ -257,7 +257,7 @@ func TestSamplerDriverLosses(t *testing.T) {
 	}
 	set(140, 90, 7)
 	x := next()
-	want := "sysfs:rx_dropped nic 0; qstats:rx-hw-drops nic 20; ethtool:rx_out_of_buffer nic 20; ethtool:rx_pause_ctrl_phy pause_rx 0"
+	want := "sysfs:rx_dropped dropped 0; qstats:rx-hw-drops nic 20; ethtool:rx_out_of_buffer nic 20; ethtool:rx_pause_ctrl_phy pause_rx 0"
 	if got := lossString(x.NICs[0].Losses); got != want {
 		t.Errorf("losses\n got %s\nwant %s", got, want)
 	}
@@ -270,7 +270,7 @@ func TestSamplerDriverLosses(t *testing.T) {
 	next()
 	queue.Losses = lossCounters{"ethtool:rx_no_buffer_count": {LossNIC, 16}}
 	x = next()
-	if got := lossString(x.NICs[0].Losses); got != "sysfs:rx_dropped nic 0; ethtool:rx_no_buffer_count nic 3" {
+	if got := lossString(x.NICs[0].Losses); got != "sysfs:rx_dropped dropped 0; ethtool:rx_no_buffer_count nic 3" {
 		t.Errorf("losses from the queue read: %s", got)
 	}
 	if ethReads != 2 {
@@ -280,7 +280,7 @@ func TestSamplerDriverLosses(t *testing.T) {
 	queue = queueCounters{}
 	ethErr = errors.New("boom")
 	x = next()
-	if got := lossString(x.NICs[0].Losses); got != "sysfs:rx_dropped nic 0" {
+	if got := lossString(x.NICs[0].Losses); got != "sysfs:rx_dropped dropped 0" {
 		t.Errorf("losses with the loss source failing: %s", got)
 	}
 	if !slices.Contains(x.Missing, "ethtool -S eth0: boom") {
@@ -324,7 +324,7 @@ func TestSamplerPauseLosses(t *testing.T) {
 	}
 	pause = pauseCounts{TX: 30, RX: 140, HasTX: true, HasRX: true}
 	x := next()
-	want := "sysfs:rx_dropped nic 0; ethtool:rx_pause pause_rx 20; ethtool-nl:rx_pause_frames pause_rx 20; ethtool-nl:tx_pause_frames pause_tx 10"
+	want := "sysfs:rx_dropped dropped 0; ethtool:rx_pause pause_rx 20; ethtool-nl:rx_pause_frames pause_rx 20; ethtool-nl:tx_pause_frames pause_tx 10"
 	if got := lossString(x.NICs[0].Losses); got != want {
 		t.Errorf("losses\n got %s\nwant %s", got, want)
 	}
@@ -333,7 +333,7 @@ func TestSamplerPauseLosses(t *testing.T) {
 	}
 	pause, pauseErr = pauseCounts{}, errors.New("boom")
 	x = next()
-	if got := lossString(x.NICs[0].Losses); got != "sysfs:rx_dropped nic 0; ethtool:rx_pause pause_rx 0" {
+	if got := lossString(x.NICs[0].Losses); got != "sysfs:rx_dropped dropped 0; ethtool:rx_pause pause_rx 0" {
 		t.Errorf("losses with the pause source failing: %s", got)
 	}
 	if !slices.Contains(x.Missing, "ethtool pause eth0: boom") {
@@ -367,14 +367,14 @@ func TestSummarizeLosses(t *testing.T) {
 	s := Summarize([]Sample{
 		{Time: t0.Add(time.Second), IntervalS: 1, NICs: nic(
 			LossRate{Name: "ethtool:rx_out_of_buffer", Class: LossNIC, PerS: 100},
-			LossRate{Name: "sysfs:rx_dropped", Class: LossNIC, PerS: 8})},
+			LossRate{Name: "sysfs:rx_dropped", Class: LossDropped, PerS: 8})},
 		{Time: t0.Add(4 * time.Second), IntervalS: 3, NICs: nic(
-			LossRate{Name: "sysfs:rx_dropped", Class: LossNIC, PerS: 0},
+			LossRate{Name: "sysfs:rx_dropped", Class: LossDropped, PerS: 0},
 			LossRate{Name: "qstats:rx-hw-drops", Class: LossNIC, PerS: 4})},
 	})
 	// rx_dropped over 4 s: (8×1 + 0×3)/4; rx-hw-drops and rx_out_of_buffer
 	// over the seconds they were counted in.
-	want := "sysfs:rx_dropped nic 2; qstats:rx-hw-drops nic 4; ethtool:rx_out_of_buffer nic 100"
+	want := "sysfs:rx_dropped dropped 2; qstats:rx-hw-drops nic 4; ethtool:rx_out_of_buffer nic 100"
 	if got := lossString(s.NICs[0].Losses); got != want {
 		t.Errorf("window losses\n got %s\nwant %s", got, want)
 	}

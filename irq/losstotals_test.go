@@ -35,7 +35,7 @@ func TestReadLossTotals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lt.RXPackets != 100 || len(lt.Losses) != 2 || lt.Losses[0] != (LossTotal{"sysfs:rx_dropped", LossNIC, 7}) ||
+	if lt.RXPackets != 100 || len(lt.Losses) != 2 || lt.Losses[0] != (LossTotal{"sysfs:rx_dropped", LossDropped, 7}) ||
 		lt.Losses[1] != (LossTotal{"ethtool:rx_out_of_buffer", LossNIC, 5}) {
 		t.Errorf("%+v", lt)
 	}

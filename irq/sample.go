@@ -98,6 +98,11 @@ const (
 	// LossAllowance: a cloud NIC's per-instance allowance was exceeded and
 	// the platform dropped or queued packets (ENA's *_allowance_exceeded).
 	LossAllowance LossClass = "allowance"
+	// LossDropped: the interface's rx_dropped, which mixes the NIC's drops
+	// (on drivers that count theirs there) with the kernel's own: a full
+	// backlog, frames for a protocol nobody listens to. Listed, not judged
+	// as NIC drops.
+	LossDropped LossClass = "dropped"
 )
 
 // LossRate is one loss counter of a NIC over the interval.

@@ -1087,18 +1087,38 @@ func linkText(gts float64, width int) string {
 
 func cpuName(c int) string { return fmt.Sprintf("CPU %d", c) }
 
-// mbps renders a rate: "1435 Mb/s", "23.1 Gb/s".
-func mbps(v float64) string {
-	if v >= 10000 {
+// FormatMbps renders a rate as the verdict's sentences do: "1435 Mb/s",
+// "98.2 Mb/s", "23.1 Gb/s"; "n/a" for NaN or infinity.
+func FormatMbps(v float64) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "n/a"
+	case v >= 10000:
 		return fmt.Sprintf("%.1f Gb/s", v/1000)
-	}
-	if v >= 100 {
+	case v >= 100:
 		return fmt.Sprintf("%.0f Mb/s", v)
 	}
 	return fmt.Sprintf("%.1f Mb/s", v)
 }
 
-func pct(s float64) string { return fmt.Sprintf("%.0f %%", s*100) }
+// FormatShare renders a share of 1 as the verdict's sentences do: "96 %";
+// "n/a" for NaN or infinity.
+func FormatShare(s float64) string {
+	if math.IsNaN(s) || math.IsInf(s, 0) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.0f %%", s*100)
+}
+
+// Same reports whether o is the same ceiling as c (a copy, as Limit and
+// Next are of entries of Ceilings).
+func (c Ceiling) Same(o Ceiling) bool {
+	return c.Layer == o.Layer && c.Subject == o.Subject && c.Direction == o.Direction && c.What == o.What
+}
+
+func mbps(v float64) string { return FormatMbps(v) }
+
+func pct(s float64) string { return FormatShare(s) }
 
 // num renders a count: "190k", "1.2M", "37".
 func num(v float64) string {

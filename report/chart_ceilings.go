@@ -143,7 +143,7 @@ func ceilingLines(v *view, vd *monitor.Verdict) (c *lineChart, names []string) {
 			more++
 			continue
 		}
-		strong := vd.Limit != nil && sameCeiling(ce, *vd.Limit)
+		strong := vd.Limit != nil && ce.Same(*vd.Limit)
 		strongShown = strongShown || strong
 		c.refs = append(c.refs, refLine{v: level, label: label, tip: label, strong: strong})
 	}
@@ -154,7 +154,7 @@ func ceilingLines(v *view, vd *monitor.Verdict) (c *lineChart, names []string) {
 		c.legend = append(c.legend, series{name: "other ceiling", color: "#555555", dashed: true})
 	}
 	if len(off) > 0 {
-		c.notes = append(c.notes, fmt.Sprintf("Off the scale (above %g× the peak of %s), not drawn:", offScale, mbpsText(peak)))
+		c.notes = append(c.notes, fmt.Sprintf("Off the scale (above %g× the peak of %s), not drawn:", offScale, monitor.FormatMbps(peak)))
 		for i, o := range off {
 			if i == maxNotes {
 				c.notes = append(c.notes, fmt.Sprintf("  and %d more (the verdict's table lists them)", len(off)-maxNotes))
@@ -178,15 +178,15 @@ func ceilingLines(v *view, vd *monitor.Verdict) (c *lineChart, names []string) {
 // long label cuts only the words. A ceiling of some of the NICs adds the
 // level it is drawn at.
 func ceilingLabel(c monitor.Ceiling, vd *monitor.Verdict, level float64) string {
-	s := fmt.Sprintf("%s %s", c.Layer, mbpsText(c.CeilingMbps))
+	s := fmt.Sprintf("%s %s", c.Layer, monitor.FormatMbps(c.CeilingMbps))
 	if math.Abs(level-c.CeilingMbps) > 0.005*level {
-		s += fmt.Sprintf(" for %s (%s summed)", strings.Join(c.NICs, "+"), mbpsText(level))
+		s += fmt.Sprintf(" for %s (%s summed)", strings.Join(c.NICs, "+"), monitor.FormatMbps(level))
 	}
-	s += ", " + sharePct(c.Share) + " reached"
+	s += ", " + monitor.FormatShare(c.Share) + " reached"
 	switch {
-	case vd.Limit != nil && sameCeiling(c, *vd.Limit):
+	case vd.Limit != nil && c.Same(*vd.Limit):
 		s += ", bound this run"
-	case vd.Next != nil && sameCeiling(c, *vd.Next):
+	case vd.Next != nil && c.Same(*vd.Next):
 		s += ", next"
 	}
 	return s + ": " + c.What

@@ -62,9 +62,9 @@ func newPageVerdict(v *monitor.Verdict, computed bool) *pageVerdict {
 	if p.BoundWords == "" {
 		p.BoundWords = "a bound this report does not know"
 	}
-	achieved := mbpsText(v.AchievedMbps) + " per direction (the busier direction of the NICs the ceiling covers)"
+	achieved := monitor.FormatMbps(v.AchievedMbps) + " per direction (the busier direction of the NICs the ceiling covers)"
 	if v.CeilingMbps != nil && v.Share != nil {
-		achieved = fmt.Sprintf("%s of %s, %s", mbpsText(v.AchievedMbps), mbpsText(*v.CeilingMbps), sharePct(*v.Share))
+		achieved = fmt.Sprintf("%s of %s, %s", monitor.FormatMbps(v.AchievedMbps), monitor.FormatMbps(*v.CeilingMbps), monitor.FormatShare(*v.Share))
 		if v.Limit == nil && v.Next != nil {
 			achieved += " of the nearest ceiling"
 		}
@@ -90,27 +90,27 @@ func newPageVerdict(v *monitor.Verdict, computed bool) *pageVerdict {
 	for _, c := range v.Ceilings {
 		role := ""
 		switch {
-		case v.Limit != nil && sameCeiling(c, *v.Limit):
+		case v.Limit != nil && c.Same(*v.Limit):
 			role = "bound this run"
-		case v.Next != nil && sameCeiling(c, *v.Next):
+		case v.Next != nil && c.Same(*v.Next):
 			role = "next"
 		}
 		p.Ceilings = append(p.Ceilings, pageCeiling{Role: role, Cells: []string{string(c.Layer), c.What, orDash(c.Direction),
-			strings.Join(c.NICs, ", "), mbpsText(c.AchievedMbps), mbpsText(c.CeilingMbps), sharePct(c.Share)}})
+			strings.Join(c.NICs, ", "), monitor.FormatMbps(c.AchievedMbps), monitor.FormatMbps(c.CeilingMbps), monitor.FormatShare(c.Share)}})
 	}
 	p.TrafHead = []string{"NIC", "direction", "frames/s", "Mb/s", "mean frame bytes", "ceiling"}
 	for _, t := range v.Traffic {
 		ceil := "none known"
 		if t.CeilingMbps != nil {
-			ceil = mbpsText(*t.CeilingMbps) + " (" + string(t.CeilingLayer) + ")"
+			ceil = monitor.FormatMbps(*t.CeilingMbps) + " (" + string(t.CeilingLayer) + ")"
 		}
-		p.Traffic = append(p.Traffic, []string{t.NIC, t.Direction, si(t.FramesPerS), mbpsText(t.AchievedMbps),
+		p.Traffic = append(p.Traffic, []string{t.NIC, t.Direction, si(t.FramesPerS), monitor.FormatMbps(t.AchievedMbps),
 			strconv.FormatFloat(math.Round(t.MeanFrameBytes), 'f', 0, 64), ceil})
 	}
 	for _, l := range v.Losses {
 		s := fmt.Sprintf("%s: %s, %s in all (%s/s), counted by %s", l.NIC, lossWords(l.Class), si(l.Count), si(l.PerS), strings.Join(l.Counters, ", "))
 		if l.OfferedShare != nil {
-			s += fmt.Sprintf("; %s of the packets offered", sharePct(*l.OfferedShare))
+			s += fmt.Sprintf("; %s of the packets offered", monitor.FormatShare(*l.OfferedShare))
 		}
 		p.Losses = append(p.Losses, s)
 	}
@@ -118,18 +118,15 @@ func newPageVerdict(v *monitor.Verdict, computed bool) *pageVerdict {
 }
 
 // sameCeiling reports whether a and b are the same ceiling of a verdict.
-func sameCeiling(a, b monitor.Ceiling) bool {
-	return a.Layer == b.Layer && a.Subject == b.Subject && a.Direction == b.Direction && a.What == b.What
-}
 
 // ceilingWords is "pcie: the 2.5 GT/s x1 link at 0000:00:1c.0, 1435 Mb/s
 // at this run's mix, reached 96 %".
 func ceilingWords(c monitor.Ceiling) string {
-	s := fmt.Sprintf("%s: %s, %s at this run's mix", c.Layer, c.What, mbpsText(c.CeilingMbps))
+	s := fmt.Sprintf("%s: %s, %s at this run's mix", c.Layer, c.What, monitor.FormatMbps(c.CeilingMbps))
 	if c.Direction != "" {
 		s += " (" + c.Direction + ")"
 	}
-	return s + ", reached " + sharePct(c.Share)
+	return s + ", reached " + monitor.FormatShare(c.Share)
 }
 
 func lossWords(c irq.LossClass) string {
@@ -146,28 +143,6 @@ func lossWords(c irq.LossClass) string {
 		return "cloud allowance exceeded"
 	}
 	return string(c)
-}
-
-// mbpsText renders a rate as the verdict's sentences do: "1435 Mb/s",
-// "98.2 Mb/s", "23.1 Gb/s".
-func mbpsText(v float64) string {
-	switch {
-	case math.IsNaN(v) || math.IsInf(v, 0):
-		return "n/a"
-	case v >= 10000:
-		return strconv.FormatFloat(v/1000, 'f', 1, 64) + " Gb/s"
-	case v >= 100:
-		return strconv.FormatFloat(v, 'f', 0, 64) + " Mb/s"
-	}
-	return strconv.FormatFloat(v, 'f', 1, 64) + " Mb/s"
-}
-
-// sharePct renders a share of 1 as the verdict's sentences do: "96 %".
-func sharePct(s float64) string {
-	if math.IsNaN(s) || math.IsInf(s, 0) {
-		return "n/a"
-	}
-	return strconv.FormatFloat(s*100, 'f', 0, 64) + " %"
 }
 
 func orDash(s string) string {

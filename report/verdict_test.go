@@ -143,17 +143,17 @@ func TestFieldRunVerdicts(t *testing.T) {
 				`class="chart lines-ceilings"`,
 			}
 			if v.CeilingMbps != nil {
-				want = append(want, mbpsText(v.AchievedMbps)+" of "+mbpsText(*v.CeilingMbps)+", "+sharePct(*v.Share))
+				want = append(want, monitor.FormatMbps(v.AchievedMbps)+" of "+monitor.FormatMbps(*v.CeilingMbps)+", "+monitor.FormatShare(*v.Share))
 			}
 			if v.Next != nil {
 				want = append(want, tmplEsc(ceilingWords(*v.Next)))
 			}
 			for _, c := range v.Ceilings {
 				want = append(want, "<td>"+string(c.Layer)+"</td><td>"+tmplEsc(c.What)+"</td>",
-					"<td>"+mbpsText(c.AchievedMbps)+"</td><td>"+mbpsText(c.CeilingMbps)+"</td><td>"+sharePct(c.Share)+"</td>")
+					"<td>"+monitor.FormatMbps(c.AchievedMbps)+"</td><td>"+monitor.FormatMbps(c.CeilingMbps)+"</td><td>"+monitor.FormatShare(c.Share)+"</td>")
 			}
 			for _, tr := range v.Traffic {
-				want = append(want, "<td>"+tmplEsc(tr.NIC)+"</td><td>"+tr.Direction+"</td><td>"+si(tr.FramesPerS)+"</td><td>"+mbpsText(tr.AchievedMbps)+"</td>")
+				want = append(want, "<td>"+tmplEsc(tr.NIC)+"</td><td>"+tr.Direction+"</td><td>"+si(tr.FramesPerS)+"</td><td>"+monitor.FormatMbps(tr.AchievedMbps)+"</td>")
 			}
 			for _, w := range want {
 				if !strings.Contains(sec, w) {
@@ -186,8 +186,8 @@ func TestFieldRunVerdicts(t *testing.T) {
 			// Every ceiling is drawn or listed, by layer and figure.
 			drawn := strings.Count(ch, `<line class="ref"`)
 			for _, c := range v.Ceilings {
-				if !strings.Contains(ch, string(c.Layer)+" "+mbpsText(c.CeilingMbps)) {
-					t.Errorf("the chart neither draws nor lists the %s ceiling %s (%s)", c.Layer, mbpsText(c.CeilingMbps), c.What)
+				if !strings.Contains(ch, string(c.Layer)+" "+monitor.FormatMbps(c.CeilingMbps)) {
+					t.Errorf("the chart neither draws nor lists the %s ceiling %s (%s)", c.Layer, monitor.FormatMbps(c.CeilingMbps), c.What)
 				}
 			}
 			listed := 0

@@ -185,14 +185,6 @@ func renderRunVerdict(w io.Writer, v monitor.Verdict) {
 			fmt.Fprintf(w, "  (%d more in --json)\n", len(v.Ceilings)-i)
 			break
 		}
-		fmt.Fprintf(w, "  %-9s %11s %11s %5.0f%%  %s\n", c.Layer, mbpsText(c.AchievedMbps), mbpsText(c.CeilingMbps), c.Share*100, c.What)
+		fmt.Fprintf(w, "  %-9s %11s %11s %5.0f%%  %s\n", c.Layer, monitor.FormatMbps(c.AchievedMbps), monitor.FormatMbps(c.CeilingMbps), c.Share*100, c.What)
 	}
-}
-
-// mbpsText renders Mb/s as "1378 Mb/s" or "23.1 Gb/s".
-func mbpsText(v float64) string {
-	if v >= 10000 {
-		return fmt.Sprintf("%.1f Gb/s", v/1000)
-	}
-	return fmt.Sprintf("%.0f Mb/s", v)
 }

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -172,9 +171,9 @@ func writeVerdict(w io.Writer, v *monitor.Verdict) {
 	for _, c := range v.Ceilings {
 		role := ""
 		switch {
-		case v.Limit != nil && sameCeiling(c, *v.Limit):
+		case v.Limit != nil && c.Same(*v.Limit):
 			role = "bound"
-		case v.Next != nil && sameCeiling(c, *v.Next):
+		case v.Next != nil && c.Same(*v.Next):
 			role = "next"
 		}
 		dir := c.Direction
@@ -182,32 +181,7 @@ func writeVerdict(w io.Writer, v *monitor.Verdict) {
 			dir = "-"
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", role, text.Clean(string(c.Layer)), text.Clean(dir),
-			text.Clean(strings.Join(c.NICs, "+")), verdictMbps(c.AchievedMbps), verdictMbps(c.CeilingMbps), verdictShare(c.Share), text.Clean(c.What))
+			text.Clean(strings.Join(c.NICs, "+")), monitor.FormatMbps(c.AchievedMbps), monitor.FormatMbps(c.CeilingMbps), monitor.FormatShare(c.Share), text.Clean(c.What))
 	}
 	tw.Flush()
-}
-
-func sameCeiling(a, b monitor.Ceiling) bool {
-	return a.Layer == b.Layer && a.Subject == b.Subject && a.Direction == b.Direction && a.What == b.What
-}
-
-// verdictMbps renders a rate as the verdict's sentence does: "1435 Mb/s",
-// "98.2 Mb/s", "23.1 Gb/s".
-func verdictMbps(v float64) string {
-	switch {
-	case math.IsNaN(v) || math.IsInf(v, 0):
-		return "n/a"
-	case v >= 10000:
-		return fmt.Sprintf("%.1f Gb/s", v/1000)
-	case v >= 100:
-		return fmt.Sprintf("%.0f Mb/s", v)
-	}
-	return fmt.Sprintf("%.1f Mb/s", v)
-}
-
-func verdictShare(s float64) string {
-	if math.IsNaN(s) || math.IsInf(s, 0) {
-		return "n/a"
-	}
-	return fmt.Sprintf("%.0f %%", s*100)
 }
