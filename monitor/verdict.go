@@ -18,14 +18,14 @@ type Bound string
 
 // Bounds a Verdict names, and the layers of its Ceilings.
 const (
-	BoundEthernet Bound = "ethernet" // a port at its line rate
-	BoundPCIe     Bound = "pcie"     // a PCIe hop of the path full
-	BoundTunnel   Bound = "tunnel"   // a Thunderbolt or USB4 tunnel full
-	BoundUSB      Bound = "usb"      // the USB bus a NIC sits on full
-	BoundCore     Bound = "core"     // a CPU saturated, mostly by packet work
-	BoundCommand  Bound = "command"  // a thread of the command saturated its CPU
-	BoundNICDrops Bound = "nic_drops"
-	BoundPause    Bound = "pause"
+	BoundEthernet Bound = "ethernet"  // a port at its line rate
+	BoundPCIe     Bound = "pcie"      // a PCIe hop of the path full
+	BoundTunnel   Bound = "tunnel"    // a Thunderbolt or USB4 tunnel full
+	BoundUSB      Bound = "usb"       // the USB bus a NIC sits on full
+	BoundCore     Bound = "core"      // a CPU saturated, mostly by packet work
+	BoundCommand  Bound = "command"   // a thread of the command saturated its CPU
+	BoundNICDrops Bound = "nic_drops" // the NIC dropped received packets, no ceiling reached
+	BoundPause    Bound = "pause"     // pause frames throttled one end, no ceiling reached
 	// BoundOutside: nothing in this host was near its limit: the peer,
 	// the network, the load generator's settings, or the processor of a
 	// card that is a computer of its own.
@@ -361,6 +361,9 @@ func (v *Verdict) boundSentence(w *window) string {
 			s += fmt.Sprintf(", %.0f %% in irq+softirq,", u.packet)
 		}
 		s += fmt.Sprintf(" while %s moved %s: that core bound this run", subjectOf(c.NICs), moved)
+		if !w.accounted {
+			s += " (this kernel does not account hard-IRQ time: it hides in the time of what it interrupted, and irq+softirq reads low)"
+		}
 		if u := w.cpu(*c.CPU); u != nil && u.packet >= 1 && u.packet >= ownCPUShare*u.busy && u.packet < hotPacketPct {
 			s += fmt.Sprintf(" (with only packet work on it, it would carry about %s)", mbps(c.AchievedMbps*100/u.packet))
 		}
@@ -706,10 +709,11 @@ func usbCeilings(w *window, lim map[string]Limits) []Ceiling {
 }
 
 // cpuCeilings: the busiest packet core, and the command's busiest thread
-// with the CPU it ran on. A CPU counts when its irq+softirq time is at
-// least half its busy time, or when a thread of the command has that
-// share of it; its share is its busy plus steal time. Every NIC that moved
-// is covered: scaling the load scales the traffic.
+// with the CPU it ran on. A CPU counts when the run's own work on it,
+// irq+softirq and the command's threads, is at least ownCPUShare of its
+// busy time: the command's when its threads are the larger part, a packet
+// core otherwise; its share is its busy plus steal time. Every NIC that
+// moved is covered: scaling the load scales the traffic.
 func cpuCeilings(w *window) []Ceiling {
 	names := nicNames(w)
 	got := maxDirMbps(w, names)
@@ -884,18 +888,29 @@ func busiest(w *window) *CPULoad {
 func losses(w *window) []Loss {
 	var out []Loss
 	for _, u := range w.nics {
-		for _, class := range []irq.LossClass{irq.LossNIC, irq.LossTX, irq.LossPauseRX, irq.LossPauseTX, irq.LossAllowance} {
+		for _, class := range []irq.LossClass{irq.LossNIC, irq.LossTX, irq.LossPauseRX, irq.LossPauseTX, irq.LossAllowance, irq.LossDropped} {
 			l := Loss{NIC: u.name, Class: class}
 			var secs float64
+			// Sources count the same loss more than once (sysfs and the
+			// driver's own counter; a driver's no-buffer and missed
+			// counters): the largest stands for the class. Pause frames
+			// are the exception within one source: xon and xoff, or
+			// several priorities, are different frames and add up.
+			pause := class == irq.LossPauseRX || class == irq.LossPauseTX
+			bySource := map[string]float64{}
 			for _, c := range u.losses {
 				if c.class != class || c.count < 0.5 {
 					continue
 				}
 				l.Counters = append(l.Counters, c.name)
-				// Sources count the same loss more than once (sysfs and the
-				// driver's own counter): the largest stands for the class.
-				if c.count > l.Count {
-					l.Count, secs = c.count, c.secs
+				n := c.count
+				if pause {
+					src, _, _ := strings.Cut(c.name, ":")
+					bySource[src] += c.count
+					n = bySource[src]
+				}
+				if n > l.Count {
+					l.Count, secs = n, c.secs
 				}
 			}
 			if len(l.Counters) == 0 {
@@ -1022,7 +1037,9 @@ func fixFor(b Bound) string {
 }
 
 // lossFindings reports the losses beside the verdict: NIC drops and pause
-// frames that count but were not the verdict, and any allowance excess.
+// frames that count but were not the verdict, and any allowance excess
+// (also when it is what made the run outside_host: that verdict is info,
+// the excess a warning).
 func (v *Verdict) lossFindings() []finding.Finding {
 	var out []finding.Finding
 	if l := v.lossOf(irq.LossNIC); l != nil && v.Bound != BoundNICDrops {
@@ -1035,7 +1052,7 @@ func (v *Verdict) lossFindings() []finding.Finding {
 			Summary:  fmt.Sprintf("%s counted %s pause frames/s (%s, %s)", l.NIC, num(l.PerS), l.Class, strings.Join(l.Counters, ", ")),
 			Evidence: map[string]string{"count": num(l.Count)}})
 	}
-	if l := v.lossOf(irq.LossAllowance); l != nil && v.Summary != "" && !strings.Contains(v.Summary, "allowance") {
+	if l := v.lossOf(irq.LossAllowance); l != nil {
 		out = append(out, finding.Finding{Code: finding.RunAllowance, Severity: finding.Warn, Subject: l.NIC,
 			Summary: fmt.Sprintf("%s exceeded its cloud allowance %s times (%s): the platform dropped or queued packets", l.NIC, num(l.Count), strings.Join(l.Counters, ", "))})
 	}

@@ -27,8 +27,11 @@ type window struct {
 	threads         []*threadUse
 	pcie            map[string]irq.PCIeState // the latest state seen while active
 	pcieAll         []pcieUse                // every address, in sample order
-	softnetDrops    float64                  // packets, every sample
 }
+
+// usableInterval reports whether a sample's interval can weigh in the
+// window: positive, at most a day (ReadRecord's bound).
+func usableInterval(dt float64) bool { return dt > 0 && dt <= maxInterval }
 
 // nicUse is one NIC over the window. Rates are means over the active
 // samples; counts are over every sample.
@@ -136,6 +139,9 @@ func sampleTraffic(x irq.Sample) (mbps, pps float64) {
 func reduce(samples []irq.Sample) *window {
 	w := &window{samples: len(samples), accounted: true, pcie: map[string]irq.PCIeState{}}
 	for _, x := range samples {
+		if !usableInterval(x.IntervalS) {
+			continue // as below: a sample that is not weighed sets no peak
+		}
 		m, p := sampleTraffic(x)
 		w.peakMbps, w.peakPPS = math.Max(w.peakMbps, m), math.Max(w.peakPPS, p)
 	}
@@ -145,7 +151,7 @@ func reduce(samples []irq.Sample) *window {
 	pcieIdx := map[string]int{}
 	for _, x := range samples {
 		dt := x.IntervalS
-		if !(dt > 0 && dt <= maxInterval) {
+		if !usableInterval(dt) {
 			continue
 		}
 		m, p := sampleTraffic(x)
@@ -174,9 +180,6 @@ func reduce(samples []irq.Sample) *window {
 				u.rxBPS += rxB * dt
 				u.txBPS += txB * dt
 			}
-		}
-		for _, c := range x.CPUs {
-			w.softnetDrops += rate(c.SoftnetDroppedPerS) * dt
 		}
 		for _, s := range x.PCIe {
 			i, ok := pcieIdx[s.Address]

@@ -39,7 +39,7 @@ func frameMbps(bytesPerS, pktsPerS float64) float64 { return (bytesPerS + 4*pkts
 // by the ceiling's share), the level the plotted lines would reach. For a
 // ceiling of every NIC that moved, that is its own figure; for one of some
 // of them (one port's link of two), its label gives both figures.
-// Ceilings other than the nearest that are above offScale times the peak
+// Ceilings other than the nearest, and the nearest inside the host, that are above offScale times the peak
 // are listed under the plot instead.
 func ceilingChart(v *view, vd *monitor.Verdict) chart {
 	c, names := ceilingLines(v, vd)
@@ -56,7 +56,7 @@ func ceilingChart(v *view, vd *monitor.Verdict) chart {
 		"Each horizontal line is a ceiling of the verdict at this run's own frame sizes and direction mix, labelled with its layer, its figure, how much of it the run reached and what it is; "+
 		"the solid black one, where there is one, is the ceiling that bound the run. A ceiling applies to the busier direction, and is drawn where the summed traffic would be with that ceiling full; "+
 		"a ceiling of only some of the NICs (one port's link) gives that sum after its own figure. "+
-		"Ceilings other than the nearest that are above %g× the peak are listed under the plot instead of drawn. The verdict's means are over %d of the %d samples, those with traffic.",
+		"Ceilings other than the nearest (and the nearest inside the host) that are above %g× the peak are listed under the plot instead of drawn. The verdict's means are over %d of the %d samples, those with traffic.",
 		len(names), strings.Join(shown, ", "), offScale, vd.ActiveSamples, vd.Samples)
 	return chart{ID: ceilingsID, Title: ceilingsTitle, SVG: c.svg(), Caption: caption + v.bucketNote()}
 }
@@ -127,15 +127,22 @@ func ceilingLines(v *view, vd *monitor.Verdict) (c *lineChart, names []string) {
 	var off []string
 	more := 0
 	strongShown := false
+	nearest := -1 // the nearest ceiling inside the host; a card's may lead the list
+	for i, ce := range vd.Ceilings {
+		if ce.Layer != monitor.LayerCard {
+			nearest = i
+			break
+		}
+	}
 	for i, ce := range vd.Ceilings {
 		level := busier / ce.Share
 		if !(ce.Share > 0) || math.IsNaN(level) || math.IsInf(level, 0) || !(level > 0) {
 			continue
 		}
 		label := ceilingLabel(ce, vd, level)
-		// The nearest ceiling is drawn wherever it is: the plot shows how
-		// far the run stayed from it.
-		if i > 0 && peak > 0 && level > offScale*peak {
+		// The nearest ceiling, and the nearest inside the host, are drawn
+		// wherever they are: the plot shows how far the run stayed from them.
+		if i != 0 && i != nearest && peak > 0 && level > offScale*peak {
 			off = append(off, label)
 			continue
 		}

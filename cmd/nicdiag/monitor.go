@@ -55,8 +55,9 @@ mix: each port's line rate, each PCIe hop of the path (the model of
 busiest packet core, and the command's busiest thread. It names the one
 the run reached (90 % or more): run.ethernet_bound, run.pcie_bound,
 run.tunnel_bound, run.usb_bound, run.core_bound, run.command_bound; else
-run.nic_drops (0.1 % of the packets offered), run.pause (10 pause
-frames/s), or run.outside_host. The means are over the samples that moved
+run.nic_drops (0.1 % of the packets offered, and 10 a second), run.pause
+(10 pause frames/s), or run.outside_host; run.unknown when nothing is
+known to judge the traffic against. The means are over the samples that moved
 at least half as much as the busiest, so idle seconds before and after the
 load do not dilute them.
 
@@ -151,7 +152,8 @@ func runMonitor(ctx context.Context, e *env, args []string, f monitorFlags) int 
 }
 
 // monitorTargets inspects the host once and returns the netdevs to sample
-// (those named, or every physical NIC), the static queue and IRQ placement
+// (the netdevs among those named and what they sit on, or every physical
+// NIC), the static queue and IRQ placement
 // verdicts the run's own are added to, and the NICs' ceilings' inputs.
 func monitorTargets(ctx context.Context, names []string) ([]nicinfo.NIC, []finding.Finding, []monitor.Limits, error) {
 	h, err := nicdiag.Inspect(ctx, nicdiag.WithInterfaces(names...))
