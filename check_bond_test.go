@@ -9,6 +9,7 @@ import (
 
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/internal/snaptest"
+	"github.com/nicdiag/nicdiag/snapshot"
 )
 
 // bondTree is the 82576 mini-PCIe card's two 1000 Mb/s ports bonded as
@@ -201,5 +202,27 @@ func TestSelectWalksDown(t *testing.T) {
 	}
 	if len(r.Host.Selected) != 1 {
 		t.Errorf("Selected = %d NICs", len(r.Host.Selected))
+	}
+}
+
+// TestBondCapture: a capture of the bond tree keeps bonding/ and the
+// lower_IFACE links, so the snapshot reads the same bond and stack.
+func TestBondCapture(t *testing.T) {
+	src := bondTree(t, "802.3ad 4", "layer2 0", 0, "")
+	dst := t.TempDir() + "/snap"
+	if _, err := snapshot.Capture(context.Background(), dst, snapshot.FromRoot(src)); err != nil {
+		t.Fatal(err)
+	}
+	h, err := Inspect(context.Background(), WithRoot(dst), WithInventoryOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := h.named("bond0")
+	if b == nil || b.Bond == nil || b.Bond.Mode != "802.3ad" || b.Bond.HashPolicy != "layer2" ||
+		strings.Join(b.Bond.Slaves, " ") != "enp1s0f0 enp1s0f1" || strings.Join(b.Lower, " ") != "enp1s0f0 enp1s0f1" {
+		t.Fatalf("captured bond0 %+v", b)
+	}
+	if v := h.named("bond0.10"); v == nil || strings.Join(v.Lower, " ") != "bond0" {
+		t.Errorf("captured bond0.10 %+v", v)
 	}
 }
