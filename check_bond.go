@@ -159,7 +159,7 @@ func bondSingleFlow(b *NIC, m []bondMember) (finding.Finding, bool) {
 			f.Severity = finding.Warn
 			f.Summary = fmt.Sprintf("%s (%s over %s) hashes by %s: all traffic between two hosts goes through one member however many flows it has, so one peer gets %s at most; %s only across several peers",
 				b.Name, bd.Mode, memberList(m), bd.HashPolicy, per, across)
-			f.Fix = fmt.Sprintf("Hash by ports too: `ip link set %s type bond xmit_hash_policy layer3+4` (kernels before 3.x want the bond down for it; persist it: netplan `parameters: transmit-hash-policy: layer3+4`, ifupdown `bond-xmit-hash-policy layer3+4`, systemd-networkd `[Bond] TransmitHashPolicy=layer3+4`); the switch hashes the other direction, so set its port-channel load balancing to source and destination IP and port as well. Each flow still uses one member.",
+			f.Fix = fmt.Sprintf("Hash by ports too: `ip link set %s type bond xmit_hash_policy layer3+4` (an older kernel that refuses it while the bond is up wants `ip link set %[1]s down` first; persist it: netplan `parameters: transmit-hash-policy: layer3+4`, ifupdown `bond-xmit-hash-policy layer3+4`, systemd-networkd `[Bond] TransmitHashPolicy=layer3+4`); the switch hashes the other direction, so set its port-channel load balancing to source and destination IP and port as well. Each flow still uses one member.",
 				b.Name)
 			return f, true
 		}
