@@ -37,6 +37,7 @@ func Checkers() []Checker {
 		cpuCheck,
 		pcieHealthCheck,
 		ethlinkCheck,
+		bondCheck,
 		incompleteCheck,
 	}
 }
@@ -101,6 +102,11 @@ func (h *Host) subjects() map[string]bool {
 			if m := h.named(name); m != nil && m.Selected {
 				s[id.Finding.Subject] = true
 			}
+		}
+	}
+	for _, n := range h.NICs {
+		if n.Bond != nil && h.anySelected(n.Bond.Slaves) {
+			s[n.Name] = true // a bond over a selected NIC (bond.*)
 		}
 	}
 	for _, n := range h.Selected {

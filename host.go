@@ -304,7 +304,9 @@ func (h *Host) match(name string) []*NIC {
 }
 
 // selectNICs sets Selected: the NICs names stand for, in order, or every
-// physical NIC (with or without a netdev) when names is empty.
+// physical NIC (with or without a netdev) when names is empty. A named
+// interface that sits on others (a bond, VLAN or bridge: NIC.Lower) brings
+// the interfaces under it too, walked down to the physical NICs.
 func (h *Host) selectNICs(names []string) error {
 	if len(names) == 0 {
 		for _, n := range h.NICs {
@@ -321,9 +323,24 @@ func (h *Host) selectNICs(names []string) error {
 		}
 		for _, n := range ns {
 			h.pick(n)
+			h.pickLower(n, 0)
 		}
 	}
 	return nil
+}
+
+// pickLower selects the interfaces n sits on, and theirs, down to the
+// physical NICs; depth bounds a loop in a hand-made snapshot.
+func (h *Host) pickLower(n *NIC, depth int) {
+	if depth > 8 {
+		return
+	}
+	for _, name := range n.Lower {
+		if l := h.named(name); l != nil && l != n {
+			h.pick(l)
+			h.pickLower(l, depth+1)
+		}
+	}
 }
 
 func (h *Host) pick(n *NIC) {

@@ -115,6 +115,13 @@ const (
 	// NICKnownIssue: a row of the known-issue table (chip, revision,
 	// driver and a condition such as EEE active) matches the NIC.
 	NICKnownIssue Code = "nic.known_issue"
+	// BondSingleFlow: a bond of N members hashes each flow onto one of
+	// them, so one flow gets one member's speed; warn when the hash policy
+	// (layer2, layer2+3) puts all traffic between two hosts on one member.
+	BondSingleFlow Code = "bond.single_flow"
+	// BondMemberMismatch: a bond's members at different speeds, or one
+	// down: the slower member caps the flows hashed to it.
+	BondMemberMismatch Code = "bond.member_mismatch"
 	// NicdiagIncomplete says a check family could not run, or ran on
 	// less than it needs, so that its silence is not read as clean.
 	NicdiagIncomplete Code = "nicdiag.incomplete"

@@ -90,6 +90,8 @@ func (r *reader) readNetdev(name string) (devPath string) {
 	r.readQueues(dir + "/queues")
 	r.readSysfsLink(dir)
 	r.readBridge(dir)
+	r.readBond(dir)
+	r.readLower(dir)
 	r.readCarrier(dir)
 	if ue, err := r.readText(dir + "/uevent"); err == nil {
 		for _, l := range strings.Split(ue, "\n") {

@@ -105,6 +105,13 @@ type NIC struct {
 	// Pause is the flow-control setting (ethtool -a); nil when the driver
 	// has none or it was not recorded.
 	Pause *Pause `json:"pause,omitempty"`
+	// Lower are the interfaces this one sits on, from its lower_IFACE
+	// links: a VLAN's parent, a bond's or team's members, a bridge's
+	// ports, a macvlan's parent; nil for an interface on nothing.
+	Lower []string `json:"lower,omitempty"`
+	// Bond is a bonding master's mode, hash policy and members
+	// (/sys/class/net/BOND/bonding/); nil for every other interface.
+	Bond *Bond `json:"bond,omitempty"`
 }
 
 // Physical reports whether the interface sits on a bus (PCI, USB or other)

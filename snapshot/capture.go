@@ -95,6 +95,12 @@ var netAttrs = []string{
 // bridge, and its STP state.
 var brportAttrs = []string{"bridge", "state"}
 
+// bondingAttrs are copied from a bonding master's bonding/.
+var bondingAttrs = []string{"mode", "xmit_hash_policy", "slaves", "active_slave", "mii_status", "miimon", "lacp_rate", "ad_select"}
+
+// maxLowerLinks bounds the lower_IFACE links copied from one netdev.
+const maxLowerLinks = 256
+
 // procFiles are copied from /proc (and the CPU lists from /sys); the IRQ
 // files from /proc/irq.
 var procFiles = []string{
@@ -109,7 +115,8 @@ var irqFiles = []string{"smp_affinity", "smp_affinity_list", "effective_affinity
 // Capture copies what nicdiag reads from the host into dir (which must be
 // empty or absent): the netdevs and every PCI function with their
 // attributes and symlinks (as relative links, laid out as the kernel has
-// them; a netdev's master link and bridge-port brport/ too), /proc's
+// them; a netdev's master link, lower_IFACE links, bridge-port brport/ and a
+// bond's bonding/ too), /proc's
 // interrupt and CPU files, each online CPU's SMT siblings and cpufreq
 // attributes, the IP forwarding sysctls, and ethtool/IFACE.json for each
 // interface. Files that cannot be read are listed in the manifest, not

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/nicdiag/nicdiag/nicinfo"
@@ -90,6 +91,9 @@ func TestLiveBridgePortCapture(t *testing.T) {
 	bridge := map[string]string{}
 	for _, n := range live {
 		bridge[n.Name] = n.Bridge
+		if n.Name == "ndbr0" && strings.Join(n.Lower, " ") != "ndport0" {
+			t.Errorf("ndbr0 Lower %q, want its port ndport0 (lower_ndport0)", n.Lower)
+		}
 		if g, ok := n.Features[nicinfo.FeatureGRO]; n.Name == "ndport0" && (!ok || g.Fixed) {
 			t.Errorf("ndport0 features %v", n.Features)
 		}

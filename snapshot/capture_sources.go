@@ -40,6 +40,8 @@ func (c *copier) copyInterfaces(ctx context.Context, et nicinfo.EthtoolSource) (
 		out = append(out, name)
 		c.copyNames(real, netAttrs)
 		c.copyNames(real+"/brport", brportAttrs)
+		c.copyNames(real+"/bonding", bondingAttrs)
+		c.copyNames(real, c.lowerLinks(real))
 		c.copyTree(real+"/queues", 2)
 		c.copyTree(real+"/statistics", 1)
 		if dev, err := c.resolve(p + "/device"); err == nil {
@@ -176,4 +178,17 @@ func (c *copier) copyNetlink(ctx context.Context, ifaces []string) {
 			c.fatal = err
 		}
 	}
+}
+
+// lowerLinks names the lower_IFACE links in netdev directory dir (the
+// interfaces a VLAN, bond or bridge sits on), at most maxLowerLinks.
+func (c *copier) lowerLinks(dir string) []string {
+	names, _ := c.list(dir)
+	var out []string
+	for _, n := range names {
+		if strings.HasPrefix(n, "lower_") && len(out) < maxLowerLinks {
+			out = append(out, n)
+		}
+	}
+	return out
 }

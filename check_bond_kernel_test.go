@@ -1,0 +1,144 @@
+package nicdiag
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/nicdiag/nicdiag/finding"
+	"github.com/vishvananda/netlink"
+	"github.com/vishvananda/netns"
+	"golang.org/x/sys/unix"
+)
+
+// TestKernelStackWalkDown stacks interfaces in a throwaway network
+// namespace and reads its sysfs as a root: a bridge over a veth (the
+// kernel's lower_IFACE link names the port), and, where the kernel has the
+// modules, a VLAN over the veth's peer and an 802.3ad bond over two more
+// veths with layer2 hashing. Naming the upper interface selects what it
+// sits on; the bond reads as 802.3ad/layer2 with its members and gives
+// bond.single_flow at warn. This test VM's kernel has no bonding or 8021q
+// (`ip link add type bond` answers "Unknown device type"): those parts log
+// and are skipped, and check_bond_test.go's hand-built trees cover them.
+func TestKernelStackWalkDown(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for a network namespace and a sysfs mount")
+	}
+	root := t.TempDir()
+	sys := filepath.Join(root, "sys")
+	if err := os.Mkdir(sys, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var (
+		setupErr     error
+		vlan, bond   bool
+		mounted      bool
+		vlanE, bondE error
+	)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		runtime.LockOSThread() // ends in the namespace; dies with the goroutine
+		ns, err := netns.New()
+		if err != nil {
+			setupErr = err
+			return
+		}
+		defer ns.Close()
+		attrs := func(name string) netlink.LinkAttrs {
+			la := netlink.NewLinkAttrs()
+			la.Name = name
+			return la
+		}
+		br := &netlink.Bridge{LinkAttrs: attrs("ndwbr0")}
+		veth := &netlink.Veth{LinkAttrs: attrs("ndw0"), PeerName: "ndw1"}
+		if setupErr = netlink.LinkAdd(br); setupErr != nil {
+			return
+		}
+		if setupErr = netlink.LinkAdd(veth); setupErr != nil {
+			return
+		}
+		if setupErr = netlink.LinkSetMaster(veth, br); setupErr != nil {
+			return
+		}
+		peer, err := netlink.LinkByName("ndw1")
+		if err != nil {
+			setupErr = err
+			return
+		}
+		va := attrs("ndw1.10")
+		va.ParentIndex = peer.Attrs().Index
+		vlanE = netlink.LinkAdd(&netlink.Vlan{LinkAttrs: va, VlanId: 10})
+		vlan = vlanE == nil
+		b := netlink.NewLinkBond(attrs("ndwbond0"))
+		b.Mode = netlink.BOND_MODE_802_3AD
+		b.XmitHashPolicy = netlink.BOND_XMIT_HASH_POLICY_LAYER2
+		if bondE = netlink.LinkAdd(b); bondE == nil {
+			for _, m := range []string{"ndwm0", "ndwm2"} {
+				v := &netlink.Veth{LinkAttrs: attrs(m), PeerName: m + "p"}
+				if bondE = netlink.LinkAdd(v); bondE == nil {
+					bondE = netlink.LinkSetBondSlave(v, b)
+				}
+				if bondE != nil {
+					break
+				}
+			}
+			bond = bondE == nil
+		}
+		if setupErr = unix.Mount("sysfs", sys, "sysfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); setupErr != nil {
+			return
+		}
+		mounted = true
+	}()
+	<-done
+	if mounted {
+		t.Cleanup(func() { unix.Unmount(sys, unix.MNT_DETACH) })
+	}
+	if setupErr != nil {
+		t.Skipf("no bridge over veth in a namespace with its sysfs: %v", setupErr)
+	}
+	selected := func(name string) []string {
+		h, err := Inspect(context.Background(), WithRoot(root), WithInterfaces(name), WithInventoryOnly())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, n := range h.Selected {
+			out = append(out, n.Name)
+		}
+		return out
+	}
+	if got := strings.Join(selected("ndwbr0"), " "); got != "ndwbr0 ndw0" {
+		t.Errorf("ndwbr0 selects %q, want its port ndw0 too", got)
+	}
+	if !vlan {
+		t.Logf("no VLAN on this kernel: %v", vlanE)
+	} else if got := strings.Join(selected("ndw1.10"), " "); got != "ndw1.10 ndw1" {
+		t.Errorf("ndw1.10 selects %q", got)
+	}
+	if !bond {
+		t.Logf("no bonding on this kernel: %v", bondE)
+		return
+	}
+	h, err := Inspect(context.Background(), WithRoot(root), WithInterfaces("ndwbond0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := h.named("ndwbond0")
+	if b.Bond == nil || b.Bond.Mode != "802.3ad" || b.Bond.HashPolicy != "layer2" || !slices.Equal(b.Bond.Slaves, []string{"ndwm0", "ndwm2"}) {
+		t.Fatalf("bond %+v", b.Bond)
+	}
+	var flow *finding.Finding
+	for _, f := range h.Check(Checkers()...) {
+		if f.Code == finding.BondSingleFlow {
+			flow = &f
+		}
+	}
+	if flow == nil || flow.Severity != finding.Warn {
+		t.Errorf("bond.single_flow %v", flow)
+	}
+}
