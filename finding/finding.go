@@ -85,6 +85,9 @@ const (
 	// NICs' interrupts, or off the NIC's NUMA node.
 	RunCommandOnIRQCPU   Code = "run.command_on_irq_cpu"
 	RunCommandRemoteNode Code = "run.command_remote_node"
+	// RunCoreClockLow: the CPU that bound a run ran below three quarters
+	// of its maximum clock.
+	RunCoreClockLow Code = "run.core_clock_low"
 	// NIC drops since boot judged with the RX ring size (ethtool -g), and
 	// a ring that holds under 1 ms at line rate.
 	NICRingDrops Code = "nic.ring_drops"

@@ -38,6 +38,7 @@ func (s *Sampler) rates(a, b *reading) Sample {
 		}
 		out.CPUs = append(out.CPUs, cpuRate(a, b, cpu, dt, irqs))
 	}
+	s.clockRates(b, out.CPUs)
 	return out
 }
 

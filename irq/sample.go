@@ -35,13 +35,19 @@ type CPURate struct {
 	// UserPct is user and nice time; SystemPct kernel time outside
 	// interrupts; IdlePct, IOWaitPct and StealPct the rest (steal: time a
 	// hypervisor ran something else while this virtual CPU wanted to run).
-	UserPct   float64 `json:"user_pct"`
-	SystemPct float64 `json:"system_pct"`
-	IdlePct   float64 `json:"idle_pct"`
-	IOWaitPct float64 `json:"iowait_pct"`
-	StealPct  float64 `json:"steal_pct"`
-	NetRXPerS float64 `json:"net_rx_per_s"`
-	NetTXPerS float64 `json:"net_tx_per_s"`
+	// MHz is the CPU's clock at the end of the interval (cpufreq
+	// scaling_cur_freq) and MaxMHz its maximum; read only for the CPUs the
+	// sampled NICs' data queues are routed to, and nil elsewhere, without
+	// cpufreq (most VMs), or under a snapshot without the files.
+	MHz       *float64 `json:"mhz,omitempty"`
+	MaxMHz    *float64 `json:"max_mhz,omitempty"`
+	UserPct   float64  `json:"user_pct"`
+	SystemPct float64  `json:"system_pct"`
+	IdlePct   float64  `json:"idle_pct"`
+	IOWaitPct float64  `json:"iowait_pct"`
+	StealPct  float64  `json:"steal_pct"`
+	NetRXPerS float64  `json:"net_rx_per_s"`
+	NetTXPerS float64  `json:"net_tx_per_s"`
 	// NICIRQsPerS counts the interrupts of the sampled NICs' vectors that
 	// this CPU took.
 	NICIRQsPerS          float64 `json:"nic_irqs_per_s"`

@@ -24,6 +24,9 @@ type Sampler struct {
 	buf         []byte // /proc/interrupts, reused
 	fbuf        []byte // the other /proc files, reused
 	watch       taskWatch
+	clockCPUs   []int         // the CPUs whose clock is read (clock.go)
+	maxKHz      map[int]int64 // their maximum clock, read once
+	clockBuf    []byte
 }
 
 // reading is one read of every source.
@@ -41,6 +44,7 @@ type reading struct {
 	losses    map[string]lossCounters
 	tasks     taskReading // the watched tree
 	pcie      []pciRead
+	khz       map[int]int64 // the clock CPUs' scaling_cur_freq
 	missing   []string
 }
 
@@ -95,6 +99,7 @@ func (s *Sampler) remap(x *Interrupts) {
 	for _, n := range s.nics {
 		s.queues = append(s.queues, mapQueues(s.o.root, n, x))
 	}
+	s.setClockCPUs()
 }
 
 func layoutChanged(a, b *Interrupts) bool {
@@ -137,6 +142,7 @@ func (s *Sampler) read(r *reading) error {
 	s.readLosses(r)
 	s.readTasks(r)
 	s.readPCIe(r)
+	s.readClocks(r)
 	return nil
 }
 

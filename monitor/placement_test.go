@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/nicdiag/nicdiag/finding"
@@ -63,5 +64,34 @@ func TestPlacementFindings(t *testing.T) {
 	v = Judge(runOf{cpus: cpus, nics: nics, threads: thread(50, 6)}.samples(4), numa)
 	if len(findingsOf(v, finding.RunCommandRemoteNode)) != 0 {
 		t.Error("remote node for a thread on CPU 6, inside 4-7")
+	}
+}
+
+// TestCoreClockLow: the core that bound the run at 1200 of 3500 MHz is
+// named as held back by frequency scaling; at 3000 MHz, or when it did not
+// bind the run, nothing is said.
+func TestCoreClockLow(t *testing.T) {
+	pps := ppsFor(800, 670)
+	nics := []irq.NICRate{nicAt("eth0", pps, 666, pps/4, 62)}
+	at := func(mhz float64, packet float64) []irq.CPURate {
+		hot := cpuAt(0, 60, packet, 0, 1)
+		max := 3500.0
+		hot.MHz, hot.MaxMHz = &mhz, &max
+		return []irq.CPURate{hot, cpuAt(1, 0, 0, 10, 5)}
+	}
+	v := Judge(runOf{cpus: at(1200, 39), nics: nics}.samples(4), nil)
+	wantBound(t, v, BoundCore)
+	f := oneFinding(t, v, finding.RunCoreClockLow)
+	if f.Severity != finding.Warn || f.Evidence["mhz"] != "1200" || f.Evidence["max_mhz"] != "3500" || !strings.Contains(f.Summary, "34 % of its 3500 MHz maximum") {
+		t.Errorf("finding %+v", f)
+	}
+	if b := v.BusiestCPU; b == nil || b.MHz == nil || *b.MHz != 1200 {
+		t.Errorf("busiest CPU %+v: want its clock", b)
+	}
+	if v := Judge(runOf{cpus: at(3000, 39), nics: nics}.samples(4), nil); len(findingsOf(v, finding.RunCoreClockLow)) != 0 {
+		t.Error("a finding at 3000 of 3500 MHz")
+	}
+	if v := Judge(runOf{cpus: at(1200, 5), nics: nics}.samples(4), nil); v.Bound == BoundCore || len(findingsOf(v, finding.RunCoreClockLow)) != 0 {
+		t.Errorf("bound %s: a slow clock on a CPU that did not bind the run is not this finding", v.Bound)
 	}
 }

@@ -167,6 +167,11 @@ type CPULoad struct {
 	UserPct    float64  `json:"user_pct"`
 	SystemPct  float64  `json:"system_pct"`
 	StealPct   float64  `json:"steal_pct"`
+	// MHz is its mean clock over the samples that read it, MaxMHz its
+	// maximum; nil where cpufreq was not read (only the CPUs the NICs'
+	// data queues land on are).
+	MHz    *float64 `json:"mhz,omitempty"`
+	MaxMHz *float64 `json:"max_mhz,omitempty"`
 }
 
 // Judge returns the verdict on a run from its samples and the Limits of
@@ -205,6 +210,7 @@ func Judge(samples []irq.Sample, limits []Limits) Verdict {
 	v.Findings = append(v.Findings, v.lossFindings()...)
 	v.Findings = append(v.Findings, linkFindings(w, limits)...)
 	v.Findings = append(v.Findings, placementFindings(w, limits, v.Bound)...)
+	v.Findings = append(v.Findings, clockFindings(w, v.Limit)...)
 	finding.Sort(v.Findings)
 	return v
 }
@@ -880,6 +886,14 @@ func busiest(w *window) *CPULoad {
 		v := b.irq
 		l.IRQPct = &v
 	}
+	if b.mhzSecs > 0 {
+		mhz := b.mhz
+		l.MHz = &mhz
+		if b.maxMHz > 0 {
+			m := b.maxMHz
+			l.MaxMHz = &m
+		}
+	}
 	return l
 }
 
@@ -1096,6 +1110,28 @@ func linkFindings(w *window, limits []Limits) []finding.Finding {
 		}
 	}
 	return out
+}
+
+// slowClockShare: a CPU that bound the run below this share of its
+// maximum clock was held back by frequency scaling.
+const slowClockShare = 0.75
+
+// clockFindings reports the clock of the CPU that bound the run (core or
+// command) when it ran below slowClockShare of its maximum.
+func clockFindings(w *window, limit *Ceiling) []finding.Finding {
+	if limit == nil || limit.CPU == nil || (limit.Layer != BoundCore && limit.Layer != BoundCommand) {
+		return nil
+	}
+	u := w.cpu(*limit.CPU)
+	if u == nil || u.mhzSecs <= 0 || u.maxMHz <= 0 || u.mhz >= slowClockShare*u.maxMHz {
+		return nil
+	}
+	c := *limit.CPU
+	return []finding.Finding{{Code: finding.RunCoreClockLow, Severity: finding.Warn, Subject: cpuName(c),
+		Summary: fmt.Sprintf("%s, which bound this run, ran at %.0f MHz on average, %s of its %.0f MHz maximum: frequency scaling held it back",
+			cpuName(c), u.mhz, pct(u.mhz/u.maxMHz), u.maxMHz),
+		Fix:      fmt.Sprintf("cpupower -c %d frequency-set -g performance, or an energy_performance_preference of performance or balance_performance (cpu.powersave in nicdiag check says which applies)", c),
+		Evidence: map[string]string{"cpu": fmt.Sprint(c), "mhz": fmt.Sprintf("%.0f", u.mhz), "max_mhz": fmt.Sprintf("%.0f", u.maxMHz)}}}
 }
 
 func linkText(gts float64, width int) string {

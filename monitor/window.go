@@ -56,6 +56,9 @@ type cpuUse struct {
 	softirq, netRX, netTX, nicIRQs, softnetP float64
 	secs                                     float64
 	irqKnown                                 bool
+	// mhz is the mean clock over the samples that read it (mhzSecs
+	// long); maxMHz the CPU's maximum.
+	mhz, mhzSecs, maxMHz float64
 }
 
 // threadUse is one task of the command over the active samples it was
@@ -221,6 +224,13 @@ func reduce(samples []irq.Sample) *window {
 			} else {
 				u.irqKnown = false
 			}
+			if c.MHz != nil && *c.MHz > 0 && *c.MHz < 1e6 {
+				u.mhz += *c.MHz * dt
+				u.mhzSecs += dt
+				if c.MaxMHz != nil && *c.MaxMHz > 0 && *c.MaxMHz < 1e6 {
+					u.maxMHz = *c.MaxMHz
+				}
+			}
 			u.netRX += rate(c.NetRXPerS) * dt
 			u.netTX += rate(c.NetTXPerS) * dt
 			u.nicIRQs += rate(c.NICIRQsPerS) * dt
@@ -250,6 +260,9 @@ func reduce(samples []irq.Sample) *window {
 		for _, p := range []*float64{&u.busy, &u.packet, &u.steal, &u.user, &u.system, &u.softirq, &u.irq,
 			&u.netRX, &u.netTX, &u.nicIRQs, &u.softnetP} {
 			*p /= u.secs
+		}
+		if u.mhzSecs > 0 {
+			u.mhz /= u.mhzSecs
 		}
 		w.cpus = append(w.cpus, u)
 	}
