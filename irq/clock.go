@@ -1,45 +1,55 @@
 package irq
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 )
 
-// maxClockCPUs bounds the CPUs whose clock is read at each reading.
-const maxClockCPUs = 256
+// clockCPUs is how many CPUs have their clock read at each reading: the
+// busiest of the previous interval, where the hot core is. Reading every
+// CPU's would cost a file read per CPU per sample.
+const clockCPUs = 4
 
-// setClockCPUs picks the CPUs whose clock each reading reads: those the
-// sampled NICs' data queues are routed to, where the packet work and so
-// the hot core are (a few CPUs, not every one), and reads each one's
-// maximum once (cpuinfo_max_freq, else scaling_max_freq).
-func (s *Sampler) setClockCPUs() {
+// pickClockCPUs chooses the CPUs whose clock the next reading reads: the
+// clockCPUs busiest of cpus (the interval just sampled), busiest first.
+func (s *Sampler) pickClockCPUs(cpus []CPURate) {
 	s.clockCPUs = s.clockCPUs[:0]
-	for _, nq := range s.queues {
-		for _, q := range nq.DataQueues() {
-			for _, c := range q.CPUs {
-				if !slices.Contains(s.clockCPUs, c) && len(s.clockCPUs) < maxClockCPUs {
-					s.clockCPUs = append(s.clockCPUs, c)
-				}
-			}
+	for i := range cpus {
+		if cpus[i].BusyPct > 0 {
+			s.clockCPUs = append(s.clockCPUs, i) // indexes into cpus for now
 		}
 	}
-	slices.Sort(s.clockCPUs)
+	slices.SortStableFunc(s.clockCPUs, func(a, b int) int { return cmp.Compare(cpus[b].BusyPct, cpus[a].BusyPct) })
+	s.clockCPUs = s.clockCPUs[:min(len(s.clockCPUs), clockCPUs)]
+	for i, j := range s.clockCPUs {
+		s.clockCPUs[i] = cpus[j].CPU
+	}
+}
+
+// maxClock returns cpu's maximum clock in kHz (cpuinfo_max_freq, else
+// scaling_max_freq), read once; 0 when unknown.
+func (s *Sampler) maxClock(cpu int) int64 {
+	if v, ok := s.maxKHz[cpu]; ok {
+		return v
+	}
 	if s.maxKHz == nil {
 		s.maxKHz = map[int]int64{}
 	}
-	for _, c := range s.clockCPUs {
-		if _, ok := s.maxKHz[c]; ok {
-			continue
-		}
-		s.maxKHz[c] = 0
-		for _, f := range []string{"cpuinfo_max_freq", "scaling_max_freq"} {
-			if v := s.readKHz(c, f); v > 0 {
-				s.maxKHz[c] = v
-				break
-			}
+	var v int64
+	for _, f := range []string{"cpuinfo_max_freq", "scaling_max_freq"} {
+		if v = s.readKHz(cpu, f); v > 0 {
+			break
 		}
 	}
+	if len(s.maxKHz) < maxCPUsKnown {
+		s.maxKHz[cpu] = v
+	}
+	return v
 }
+
+// maxCPUsKnown bounds the maxima kept.
+const maxCPUsKnown = 8192
 
 // readKHz reads /sys/devices/system/cpu/cpuN/cpufreq/file in kHz; 0 when
 // it is absent (no cpufreq: most VMs) or not a positive number.
@@ -66,16 +76,18 @@ func (s *Sampler) readClocks(r *reading) {
 	}
 }
 
-// clockRates sets the clock of the CPUs read at reading b.
+// clockRates sets the clock of the CPUs read at reading b, and picks
+// those the next reading reads.
 func (s *Sampler) clockRates(b *reading, cpus []CPURate) {
 	for i := range cpus {
 		if v, ok := b.khz[cpus[i].CPU]; ok {
 			mhz := float64(v) / 1000
 			cpus[i].MHz = &mhz
-			if m := s.maxKHz[cpus[i].CPU]; m > 0 {
+			if m := s.maxClock(cpus[i].CPU); m > 0 {
 				max := float64(m) / 1000
 				cpus[i].MaxMHz = &max
 			}
 		}
 	}
+	s.pickClockCPUs(cpus)
 }

@@ -1,15 +1,16 @@
 package irq
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/nicdiag/nicdiag/internal/snaptest"
 )
 
-// TestClock: the clock is read for the CPUs the NIC's data queues land on
-// (here CPU 2), not for a CPU that only takes its other vector (CPU 0);
-// the maximum comes from cpuinfo_max_freq, else scaling_max_freq; a CPU
-// without cpufreq has no clock.
+// TestClock: each reading reads the clock of the four CPUs busiest in the
+// interval before (not of every CPU); the maximum comes from
+// cpuinfo_max_freq, else scaling_max_freq; a CPU without cpufreq has no
+// clock.
 func TestClock(t *testing.T) {
 	cpu := "sys/devices/system/cpu/"
 	dir := snaptest.Write(t, map[string]string{
@@ -18,25 +19,29 @@ func TestClock(t *testing.T) {
 		cpu + "cpu2/cpufreq/cpuinfo_max_freq": "3500000\n",
 		cpu + "cpu3/cpufreq/scaling_cur_freq": "800000\n",
 		cpu + "cpu3/cpufreq/scaling_max_freq": "2000000\n",
+		cpu + "cpu6/cpufreq/scaling_cur_freq": "900000\n",
 	})
-	s := &Sampler{o: newOptions([]Option{WithRoot(dir)}), queues: []NICQueues{{NIC: "eth0", Queues: []QueueIRQ{
-		{Kind: KindOther, CPUs: []int{0}},
-		{Kind: KindTxRx, Index: 0, CPUs: []int{2}},
-		{Kind: KindTxRx, Index: 1, CPUs: []int{3}},
-		{Kind: KindTxRx, Index: 2, CPUs: []int{5}}, // no cpufreq
-	}}}}
-	s.setClockCPUs()
+	s := &Sampler{o: newOptions([]Option{WithRoot(dir)})}
+	before := []CPURate{{CPU: 0, BusyPct: 5}, {CPU: 2, BusyPct: 90}, {CPU: 3, BusyPct: 50}, {CPU: 5, BusyPct: 70},
+		{CPU: 6, BusyPct: 1}, {CPU: 7}}
+	s.pickClockCPUs(before)
+	if !slices.Equal(s.clockCPUs, []int{2, 5, 3, 0}) {
+		t.Fatalf("clock CPUs %v, want the four busiest, busiest first: [2 5 3 0]", s.clockCPUs)
+	}
 	r := new(reading)
 	s.readClocks(r)
-	cpus := []CPURate{{CPU: 0}, {CPU: 2}, {CPU: 3}, {CPU: 5}}
+	cpus := []CPURate{{CPU: 0}, {CPU: 2}, {CPU: 3}, {CPU: 5}, {CPU: 6}}
 	s.clockRates(r, cpus)
-	if cpus[0].MHz != nil || cpus[3].MHz != nil {
-		t.Errorf("CPU 0 (not a data queue's) or 5 (no cpufreq) has a clock: %v %v", cpus[0].MHz, cpus[3].MHz)
-	}
 	if c := cpus[1]; c.MHz == nil || *c.MHz != 1200 || c.MaxMHz == nil || *c.MaxMHz != 3500 {
 		t.Errorf("CPU 2: %v of %v MHz, want 1200 of 3500", c.MHz, c.MaxMHz)
 	}
 	if c := cpus[2]; c.MHz == nil || *c.MHz != 800 || c.MaxMHz == nil || *c.MaxMHz != 2000 {
 		t.Errorf("CPU 3: %v of %v MHz, want 800 of 2000 (scaling_max_freq)", c.MHz, c.MaxMHz)
+	}
+	if c := cpus[0]; c.MHz == nil || *c.MHz != 3500 || c.MaxMHz != nil {
+		t.Errorf("CPU 0: %v of %v MHz, want 3500 with no maximum known", c.MHz, c.MaxMHz)
+	}
+	if cpus[3].MHz != nil || cpus[4].MHz != nil {
+		t.Errorf("CPU 5 (no cpufreq) or 6 (fifth busiest, not read) has a clock: %v %v", cpus[3].MHz, cpus[4].MHz)
 	}
 }

@@ -36,9 +36,10 @@ type CPURate struct {
 	// interrupts; IdlePct, IOWaitPct and StealPct the rest (steal: time a
 	// hypervisor ran something else while this virtual CPU wanted to run).
 	// MHz is the CPU's clock at the end of the interval (cpufreq
-	// scaling_cur_freq) and MaxMHz its maximum; read only for the CPUs the
-	// sampled NICs' data queues are routed to, and nil elsewhere, without
-	// cpufreq (most VMs), or under a snapshot without the files.
+	// scaling_cur_freq) and MaxMHz its maximum; read only for the four
+	// CPUs busiest in the interval before (where the hot core is), and nil
+	// elsewhere, in the first interval, without cpufreq (most VMs), or
+	// under a snapshot without the files.
 	MHz       *float64 `json:"mhz,omitempty"`
 	MaxMHz    *float64 `json:"max_mhz,omitempty"`
 	UserPct   float64  `json:"user_pct"`

@@ -24,7 +24,7 @@ type Sampler struct {
 	buf         []byte // /proc/interrupts, reused
 	fbuf        []byte // the other /proc files, reused
 	watch       taskWatch
-	clockCPUs   []int         // the CPUs whose clock is read (clock.go)
+	clockCPUs   []int         // the CPUs whose clock the next reading reads (clock.go)
 	maxKHz      map[int]int64 // their maximum clock, read once
 	clockBuf    []byte
 }
@@ -99,7 +99,6 @@ func (s *Sampler) remap(x *Interrupts) {
 	for _, n := range s.nics {
 		s.queues = append(s.queues, mapQueues(s.o.root, n, x))
 	}
-	s.setClockCPUs()
 }
 
 func layoutChanged(a, b *Interrupts) bool {

@@ -168,8 +168,8 @@ type CPULoad struct {
 	SystemPct  float64  `json:"system_pct"`
 	StealPct   float64  `json:"steal_pct"`
 	// MHz is its mean clock over the samples that read it, MaxMHz its
-	// maximum; nil where cpufreq was not read (only the CPUs the NICs'
-	// data queues land on are).
+	// maximum; nil where cpufreq was not read (the sampler reads the four
+	// busiest CPUs' only).
 	MHz    *float64 `json:"mhz,omitempty"`
 	MaxMHz *float64 `json:"max_mhz,omitempty"`
 }
