@@ -230,7 +230,7 @@ func (h *Host) powersave(n *NIC) (finding.Finding, bool) {
 	type setting struct{ driver, governor, epp string }
 	groups := map[setting][]int{}
 	var order []setting
-	var slow []int
+	var slow, pinned []int // every slow CPU; those with the warn-level governor
 	var minKHz, maxKHz int64
 	for _, id := range cpus {
 		c := h.CPUs.Get(id)
@@ -248,8 +248,11 @@ func (h *Host) powersave(n *NIC) (finding.Finding, bool) {
 			order = append(order, k)
 		}
 		groups[k] = append(groups[k], id)
-		if minKHz == 0 {
-			minKHz, maxKHz = c.MinKHz, c.MaxKHz
+		if s == finding.Warn {
+			pinned = append(pinned, id)
+			if minKHz == 0 {
+				minKHz, maxKHz = c.MinKHz, c.MaxKHz // the clock the governor holds
+			}
 		}
 	}
 	if sev < 0 {
@@ -282,8 +285,8 @@ func (h *Host) powersave(n *NIC) (finding.Finding, bool) {
 			clock = fmt.Sprintf(" (%d of %d MHz)", minKHz/1000, maxKHz/1000)
 		}
 		summary = fmt.Sprintf("%d of the %d CPUs that take %s's queue interrupts run the powersave governor, which holds them at their lowest frequency%s whatever the load: every packet on them is handled at that clock",
-			len(slow), len(cpus), n.Name, clock)
-		fix = fmt.Sprintf("Let them clock up: cpupower -c %s frequency-set -g performance (or -g schedutil), or tuned-adm profile network-throughput.", list)
+			len(pinned), len(cpus), n.Name, clock)
+		fix = fmt.Sprintf("Let them clock up: cpupower -c %s frequency-set -g performance (or -g schedutil), or tuned-adm profile network-throughput.", irq.FormatCPUList(pinned))
 	} else {
 		summary = fmt.Sprintf("%d of the %d CPUs that take %s's queue interrupts have an energy-performance preference that favours power: the clock ramps up late under a packet burst, which costs latency more than sustained throughput",
 			len(slow), len(cpus), n.Name)

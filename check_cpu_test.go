@@ -232,3 +232,24 @@ func TestCPUsLive(t *testing.T) {
 		}
 	}
 }
+
+// TestCPUPowersaveMixed: when some queue CPUs are pinned low by the
+// powersave governor (warn) and others only lean to power by their EPP
+// (info), the warning counts and names the pinned ones alone.
+func TestCPUPowersaveMixed(t *testing.T) {
+	files := cpufreqFiles("intel_pstate", "powersave", "balance_power") // info-level everywhere
+	for _, c := range []int{64, 65} {
+		p := fmt.Sprintf("sys/devices/system/cpu/cpufreq/policy%d/", c)
+		files[p+"scaling_driver"] = "acpi-cpufreq\n" // the generic powersave: warn-level
+		files[p+"scaling_min_freq"] = "1200000\n"
+		delete(files, p+"energy_performance_preference")
+	}
+	f := findCode(t, cpuTree(t, func(q int) int { return 64 + q }, files), finding.CPUPowersave)
+	if f == nil || f.Severity != finding.Warn || !strings.Contains(f.Summary, "2 of the 64 CPUs") ||
+		!strings.Contains(f.Summary, "(1200 of 3500 MHz)") || !strings.Contains(f.Fix, "cpupower -c 64-65 ") {
+		t.Errorf("got %v", f)
+	}
+	if f != nil && f.Evidence["slow_cpus"] != "64-127" {
+		t.Errorf("slow_cpus %q: the evidence still lists every slow CPU", f.Evidence["slow_cpus"])
+	}
+}

@@ -142,10 +142,13 @@ func readKHz(r fsroot.Root, p string) int64 {
 	return v
 }
 
-// CPUFreqFiles are the attributes ReadCPUs reads under each CPU's
-// cpufreq/ (a link to cpufreq/policyN); TopologyFiles those under
-// topology/. Snapshots copy these.
-var (
-	CPUFreqFiles  = []string{"scaling_driver", "scaling_governor", "energy_performance_preference", "scaling_cur_freq", "scaling_min_freq", "scaling_max_freq"}
-	TopologyFiles = []string{"core_cpus_list", "thread_siblings_list"}
-)
+// CPUFreqFiles returns the attributes ReadCPUs and the sampler read under
+// each CPU's cpufreq/ (a link to cpufreq/policyN); TopologyFiles those
+// under topology/. Snapshots copy these.
+func CPUFreqFiles() []string {
+	return []string{"scaling_driver", "scaling_governor", "energy_performance_preference", "scaling_cur_freq",
+		"scaling_min_freq", "scaling_max_freq", "cpuinfo_max_freq"}
+}
+
+// TopologyFiles: see CPUFreqFiles.
+func TopologyFiles() []string { return []string{"core_cpus_list", "thread_siblings_list"} }

@@ -134,7 +134,7 @@ func (c *copier) copyCPUs() {
 			break
 		}
 		cpu := dir + "/cpu" + strconv.Itoa(id)
-		c.copyNames(cpu+"/topology", irq.TopologyFiles)
+		c.copyNames(cpu+"/topology", irq.TopologyFiles())
 		if _, err := os.Lstat(c.host(cpu + "/cpufreq")); err != nil {
 			continue // no cpufreq (a VM, or scaling off)
 		}
@@ -143,7 +143,7 @@ func (c *copier) copyCPUs() {
 			c.skip(cpu+"/cpufreq", err)
 			continue
 		}
-		c.copyNames(real, irq.CPUFreqFiles)
+		c.copyNames(real, irq.CPUFreqFiles())
 	}
 }
 
