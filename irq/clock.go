@@ -63,15 +63,24 @@ func (s *Sampler) readKHz(cpu int, file string) int64 {
 	return v
 }
 
-// readClocks reads scaling_cur_freq of the clock CPUs into r.
+// readClocks reads scaling_cur_freq of the clock CPUs into r. A CPU
+// without it (no cpufreq: most VMs) is not asked again.
 func (s *Sampler) readClocks(r *reading) {
 	if r.khz == nil {
 		r.khz = map[int]int64{}
 	}
 	clear(r.khz)
 	for _, c := range s.clockCPUs {
+		if s.noClock[c] {
+			continue
+		}
 		if v := s.readKHz(c, "scaling_cur_freq"); v > 0 {
 			r.khz[c] = v
+		} else if len(s.noClock) < maxCPUsKnown {
+			if s.noClock == nil {
+				s.noClock = map[int]bool{}
+			}
+			s.noClock[c] = true
 		}
 	}
 }

@@ -44,4 +44,8 @@ func TestClock(t *testing.T) {
 	if cpus[3].MHz != nil || cpus[4].MHz != nil {
 		t.Errorf("CPU 5 (no cpufreq) or 6 (fifth busiest, not read) has a clock: %v %v", cpus[3].MHz, cpus[4].MHz)
 	}
+	// CPU 5 has no cpufreq: it is remembered, and not read again.
+	if !s.noClock[5] || s.noClock[2] {
+		t.Errorf("no-clock CPUs %v, want 5 only", s.noClock)
+	}
 }

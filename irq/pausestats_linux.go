@@ -21,10 +21,23 @@ import (
 type ethtoolPauseStats struct {
 	netns  string
 	family genlFamily
+	// none are the interfaces that answered without counters: a driver
+	// does not gain pause statistics while it runs, so they are not asked
+	// again (a request costs a netlink handle and a socket).
+	none map[string]bool
 }
 
 func (s *ethtoolPauseStats) losses(iface string) (lossCounters, error) {
+	if s.none[iface] {
+		return nil, nil
+	}
 	p, err := s.counts(iface)
+	if err == nil && !p.HasTX && !p.HasRX && len(s.none) < maxNoPause {
+		if s.none == nil {
+			s.none = map[string]bool{}
+		}
+		s.none[iface] = true
+	}
 	if err != nil || !p.HasTX && !p.HasRX {
 		return nil, err
 	}
@@ -75,4 +88,7 @@ func pauseGet(ns netns.NsHandle, fam uint16, ifindex uint32) ([][]byte, error) {
 
 // defaultPauseStats is the live default in the network namespace at netns
 // ("": the caller's).
+// maxNoPause bounds the interfaces remembered as without pause counters.
+const maxNoPause = 4096
+
 func defaultPauseStats(netns string) lossStatser { return &ethtoolPauseStats{netns: netns} }

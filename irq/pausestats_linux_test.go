@@ -91,9 +91,14 @@ func TestKernelPauseStatsRequest(t *testing.T) {
 				t.Errorf("%s PAUSE_GET flags %d: %d replies, %v; want EOPNOTSUPP", name, flags, len(msgs), err)
 			}
 		}
-		l, err := (&ethtoolPauseStats{}).losses(name)
+		src := &ethtoolPauseStats{}
+		l, err := src.losses(name)
 		if err != nil || len(l) != 0 {
 			t.Errorf("%s: %v, %v; want no counters, no error", name, l, err)
+		}
+		// Without counters it is not asked again.
+		if !src.none[name] {
+			t.Errorf("%s answered without counters but is not remembered: %v", name, src.none)
 		}
 	}
 }

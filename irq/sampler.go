@@ -26,6 +26,7 @@ type Sampler struct {
 	watch       taskWatch
 	clockCPUs   []int         // the CPUs whose clock the next reading reads (clock.go)
 	maxKHz      map[int]int64 // their maximum clock, read once
+	noClock     map[int]bool  // CPUs without scaling_cur_freq
 	clockBuf    []byte
 }
 
