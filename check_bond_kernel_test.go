@@ -4,14 +4,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/nicdiag/nicdiag/finding"
+	"github.com/nicdiag/nicdiag/internal/netnstest"
 	"github.com/vishvananda/netlink"
-	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
 )
 
@@ -39,16 +38,8 @@ func TestKernelStackWalkDown(t *testing.T) {
 		mounted      bool
 		vlanE, bondE error
 	)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		runtime.LockOSThread() // ends in the namespace; dies with the goroutine
-		ns, err := netns.New()
-		if err != nil {
-			setupErr = err
-			return
-		}
-		defer ns.Close()
+	ns := netnstest.New(t)
+	netnstest.Do(t, ns, func() {
 		attrs := func(name string) netlink.LinkAttrs {
 			la := netlink.NewLinkAttrs()
 			la.Name = name
@@ -93,8 +84,7 @@ func TestKernelStackWalkDown(t *testing.T) {
 			return
 		}
 		mounted = true
-	}()
-	<-done
+	})
 	if mounted {
 		t.Cleanup(func() { unix.Unmount(sys, unix.MNT_DETACH) })
 	}

@@ -4,17 +4,16 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/nicdiag/nicdiag/finding"
+	"github.com/nicdiag/nicdiag/internal/netnstest"
 	"github.com/nicdiag/nicdiag/internal/snaptest"
 	"github.com/nicdiag/nicdiag/nicinfo"
 	"github.com/nicdiag/nicdiag/pcie"
 	"github.com/vishvananda/netlink"
-	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
 )
 
@@ -156,16 +155,8 @@ func TestKernelVethFlapping(t *testing.T) {
 		ethErr   error
 		mounted  bool
 	)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		runtime.LockOSThread() // ends in the namespace; dies with the goroutine
-		ns, err := netns.New()
-		if err != nil {
-			setupErr = err
-			return
-		}
-		defer ns.Close()
+	ns := netnstest.New(t)
+	netnstest.Do(t, ns, func() {
 		la := netlink.NewLinkAttrs()
 		la.Name = "ndflap0"
 		if setupErr = netlink.LinkAdd(&netlink.Veth{LinkAttrs: la, PeerName: "ndflap1"}); setupErr != nil {
@@ -200,8 +191,7 @@ func TestKernelVethFlapping(t *testing.T) {
 		src := nicinfo.LiveEthtool()
 		defer src.(interface{ Close() error }).Close()
 		a, ethErr = src.Answers(context.Background(), "ndflap0")
-	}()
-	<-done
+	})
 	if mounted {
 		t.Cleanup(func() { unix.Unmount(sys, unix.MNT_DETACH) })
 	}

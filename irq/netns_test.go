@@ -2,78 +2,19 @@ package irq
 
 import (
 	"context"
-	"fmt"
 	"net"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/nicdiag/nicdiag/internal/netnstest"
 	"github.com/nicdiag/nicdiag/nicinfo"
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
 )
-
-// inNS runs f on a thread switched into ns, then switches the thread back.
-// Sockets made in f stay in ns.
-func inNS(t *testing.T, ns netns.NsHandle, f func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		runtime.LockOSThread()
-		orig, err := netns.Get()
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		defer orig.Close()
-		if err := netns.Set(ns); err != nil {
-			t.Error(err)
-			return
-		}
-		f()
-		if err := netns.Set(orig); err != nil {
-			return // leave the thread locked: it dies with the goroutine
-		}
-		runtime.UnlockOSThread()
-	}()
-	<-done
-}
-
-// nsPath names an open namespace handle as a file WithNetns can open.
-func nsPath(ns netns.NsHandle) string { return fmt.Sprintf("/proc/self/fd/%d", int(ns)) }
-
-// newNS creates a network namespace without moving the calling thread.
-func newNS(t *testing.T) netns.NsHandle {
-	t.Helper()
-	var ns netns.NsHandle
-	var err error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		runtime.LockOSThread()
-		orig, e := netns.Get()
-		if e != nil {
-			err = e
-			return
-		}
-		defer orig.Close()
-		ns, err = netns.New()
-		if netns.Set(orig) == nil {
-			runtime.UnlockOSThread()
-		}
-	}()
-	<-done
-	if err != nil {
-		t.Skipf("cannot create a network namespace: %v", err)
-	}
-	t.Cleanup(func() { ns.Close() })
-	return ns
-}
 
 // TestKernelVethTraffic joins two throwaway namespaces with a veth pair,
 // sends UDP from one to the other for about 2.5 s, and checks that the
@@ -85,22 +26,9 @@ func TestKernelVethTraffic(t *testing.T) {
 	if testing.Short() {
 		t.Skip("sends traffic for 3 s")
 	}
-	nsA, nsB := newNS(t), newNS(t)
-	hA, err := netlink.NewHandleAt(nsA)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hA.Close()
-	hB, err := netlink.NewHandleAt(nsB)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hB.Close()
-	la := netlink.NewLinkAttrs()
-	la.Name = "ndtest0"
-	if err := hA.LinkAdd(&netlink.Veth{LinkAttrs: la, PeerName: "ndtest1"}); err != nil {
-		t.Fatal(err)
-	}
+	nsA, nsB := netnstest.New(t), netnstest.New(t)
+	hA, hB := netnstest.Handle(t, nsA), netnstest.Handle(t, nsB)
+	netnstest.Veth(t, hA, "ndtest0", "ndtest1")
 	peer, err := hA.LinkByName("ndtest1")
 	if err != nil {
 		t.Fatal(err)
@@ -127,14 +55,14 @@ func TestKernelVethTraffic(t *testing.T) {
 	}
 	var rx *net.UDPConn
 	var tx *net.UDPConn
-	inNS(t, nsB, func() {
+	netnstest.Do(t, nsB, func() {
 		rx, err = net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(192, 0, 2, 2), Port: 9999})
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rx.Close()
-	inNS(t, nsA, func() {
+	netnstest.Do(t, nsA, func() {
 		tx, err = net.DialUDP("udp4", nil, &net.UDPAddr{IP: net.IPv4(192, 0, 2, 2), Port: 9999})
 	})
 	if err != nil {
@@ -145,7 +73,7 @@ func TestKernelVethTraffic(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	nic := nicinfo.NIC{Name: "ndtest1", Bus: nicinfo.BusVirtual, Kind: "veth"}
-	s, err := NewSampler(ctx, []nicinfo.NIC{nic}, WithInterval(500*time.Millisecond), WithNetns(nsPath(nsB)))
+	s, err := NewSampler(ctx, []nicinfo.NIC{nic}, WithInterval(500*time.Millisecond), WithNetns(netnstest.Path(nsB)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,17 +167,9 @@ func vethInNS(t *testing.T, name, peer string) (netns.NsHandle, *netlink.Handle)
 	if os.Geteuid() != 0 {
 		t.Skip("needs root for network namespaces")
 	}
-	ns := newNS(t)
-	h, err := netlink.NewHandleAt(ns)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(h.Close)
-	la := netlink.NewLinkAttrs()
-	la.Name = name
-	if err := h.LinkAdd(&netlink.Veth{LinkAttrs: la, PeerName: peer}); err != nil {
-		t.Fatal(err)
-	}
+	ns := netnstest.New(t)
+	h := netnstest.Handle(t, ns)
+	netnstest.Veth(t, h, name, peer)
 	return ns, h
 }
 
@@ -271,7 +191,7 @@ func TestKernelSamplerWithNetns(t *testing.T) {
 		}
 		return x.NICs[0]
 	}
-	n := sample(WithNetns(nsPath(ns)))
+	n := sample(WithNetns(netnstest.Path(ns)))
 	if n.StatsError != "" || n.QueueStatsError != "" {
 		t.Errorf("in its namespace: stats %q, queue stats %q", n.StatsError, n.QueueStatsError)
 	}

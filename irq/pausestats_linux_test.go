@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/nicdiag/nicdiag/internal/netnstest"
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netlink/nl"
 	"github.com/vishvananda/netns"
@@ -124,7 +125,7 @@ func TestKernelEthtoolRequestEth0(t *testing.T) {
 // statistics: no counters, no error), and not in the caller's.
 func TestKernelPauseStatsNetns(t *testing.T) {
 	ns, _ := vethInNS(t, "ndps0", "ndps1")
-	s := &ethtoolPauseStats{netns: nsPath(ns)}
+	s := &ethtoolPauseStats{netns: netnstest.Path(ns)}
 	p, err := s.counts("ndps0")
 	if err != nil || p != (pauseCounts{}) {
 		t.Errorf("veth in its namespace: %+v, %v; want none, no error", p, err)

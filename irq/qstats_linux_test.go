@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/nicdiag/nicdiag/internal/netnstest"
 )
 
 func sysfsCounter(t *testing.T, iface, name string) uint64 {
@@ -81,7 +83,7 @@ func TestKernelNetdevQueueStatsNoRows(t *testing.T) {
 // has no queue statistics, so errNoQstats), and not in the caller's.
 func TestKernelNetdevQueueStatsNetns(t *testing.T) {
 	ns, _ := vethInNS(t, "ndqs0", "ndqs1")
-	if _, err := (&netdevQueueStats{netns: nsPath(ns)}).counters("ndqs0"); !errors.Is(err, errNoQstats) {
+	if _, err := (&netdevQueueStats{netns: netnstest.Path(ns)}).counters("ndqs0"); !errors.Is(err, errNoQstats) {
 		t.Errorf("veth in its namespace: %v, want errNoQstats", err)
 	}
 	if _, err := (&netdevQueueStats{}).counters("ndqs0"); err == nil || errors.Is(err, errNoQstats) {

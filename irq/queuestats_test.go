@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nicdiag/nicdiag/internal/netnstest"
 	"github.com/nicdiag/nicdiag/nicinfo"
 	"github.com/safchain/ethtool"
 )
@@ -321,7 +322,7 @@ func TestKernelEthtoolQueueStatsVethNetns(t *testing.T) {
 	ns, _ := vethInNS(t, "ndq0", "ndq1")
 	var e *ethtool.Ethtool
 	var err error
-	inNS(t, ns, func() { e, err = ethtool.NewEthtool() })
+	netnstest.Do(t, ns, func() { e, err = ethtool.NewEthtool() })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +342,7 @@ func TestKernelEthtoolQueueStatsVethNetns(t *testing.T) {
 		t.Errorf("veth per-queue counters: %+v (from %v)", c, raw)
 	}
 	// A source naming the namespace opens its own socket there.
-	if c, err := (ethtoolQueueStats{netns: nsPath(ns)}).counters("ndq0"); err != nil || len(c.RX)+len(c.TX) != 0 {
+	if c, err := (ethtoolQueueStats{netns: netnstest.Path(ns)}).counters("ndq0"); err != nil || len(c.RX)+len(c.TX) != 0 {
 		t.Errorf("veth through its namespace's path: %+v, %v", c, err)
 	}
 	// The caller's namespace has no ndq0.

@@ -4,13 +4,11 @@ import (
 	"context"
 	"io"
 	"os"
-	"runtime"
 	"testing"
 	"unsafe"
 
+	"github.com/nicdiag/nicdiag/internal/netnstest"
 	"github.com/safchain/ethtool"
-	"github.com/vishvananda/netlink"
-	"github.com/vishvananda/netns"
 )
 
 // struct ethtool_sset_info is 16 bytes before its data[].
@@ -23,65 +21,6 @@ func TestSsetInfoLayout(t *testing.T) {
 	}
 }
 
-// inNetns runs f on a thread switched into ns, and switches back.
-func inNetns(t *testing.T, ns netns.NsHandle, f func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		runtime.LockOSThread()
-		orig, err := netns.Get()
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		defer orig.Close()
-		if err := netns.Set(ns); err != nil {
-			t.Error(err)
-			return
-		}
-		f()
-		if netns.Set(orig) == nil {
-			runtime.UnlockOSThread() // else the thread dies with the goroutine
-		}
-	}()
-	<-done
-}
-
-// throwawayNetns creates a network namespace without moving the calling
-// thread, and a netlink handle in it.
-func throwawayNetns(t *testing.T) (netns.NsHandle, *netlink.Handle) {
-	t.Helper()
-	var ns netns.NsHandle
-	var err error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		runtime.LockOSThread()
-		orig, e := netns.Get()
-		if e != nil {
-			err = e
-			return
-		}
-		defer orig.Close()
-		ns, err = netns.New()
-		if netns.Set(orig) == nil {
-			runtime.UnlockOSThread()
-		}
-	}()
-	<-done
-	if err != nil {
-		t.Skipf("cannot create a network namespace: %v", err)
-	}
-	t.Cleanup(func() { ns.Close() })
-	h, err := netlink.NewHandleAt(ns)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(h.Close)
-	return ns, h
-}
-
 // The real kernel's answers for a veth in a throwaway namespace, through
 // the live reader: GRO can be toggled (a soft feature every netdev has),
 // LRO is fixed off, turning transmit checksumming off makes the kernel
@@ -92,14 +31,10 @@ func TestLiveFeaturesVeth(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root for network namespaces")
 	}
-	ns, h := throwawayNetns(t)
-	la := netlink.NewLinkAttrs()
-	la.Name = "ndoff0"
-	if err := h.LinkAdd(&netlink.Veth{LinkAttrs: la, PeerName: "ndoff1"}); err != nil {
-		t.Fatal(err)
-	}
+	ns := netnstest.New(t)
+	netnstest.Veth(t, netnstest.Handle(t, ns), "ndoff0", "ndoff1")
 	ctx := context.Background()
-	inNetns(t, ns, func() {
+	netnstest.Do(t, ns, func() {
 		src := LiveEthtool()
 		defer src.(io.Closer).Close()
 		et, err := ethtool.NewEthtool()

@@ -6,12 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/nicdiag/nicdiag/internal/netnstest"
 	"github.com/vishvananda/netlink"
-	"github.com/vishvananda/netns"
 )
 
 // A file written before nicdiag asked for rings and loss counters reads as
@@ -144,16 +143,8 @@ func TestLiveEthtoolVeth(t *testing.T) {
 		peerIdx  int
 		setupErr error
 	)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		runtime.LockOSThread() // the thread ends in the namespace and dies with the goroutine
-		ns, e := netns.New()
-		if e != nil {
-			setupErr = e
-			return
-		}
-		defer ns.Close()
+	ns := netnstest.New(t)
+	netnstest.Do(t, ns, func() {
 		la := netlink.NewLinkAttrs()
 		la.Name = "ndring0"
 		if setupErr = netlink.LinkAdd(&netlink.Veth{LinkAttrs: la, PeerName: "ndring1"}); setupErr != nil {
@@ -168,8 +159,7 @@ func TestLiveEthtoolVeth(t *testing.T) {
 		src := LiveEthtool(KeepStats(func(s string) bool { return s == "peer_ifindex" }))
 		defer src.(interface{ Close() error }).Close()
 		a, err = src.Answers(context.Background(), "ndring0")
-	}()
-	<-done
+	})
 	if setupErr != nil {
 		t.Skipf("no veth in a namespace: %v", setupErr)
 	}

@@ -3,11 +3,10 @@ package nicinfo
 import (
 	"context"
 	"net"
-	"runtime"
 	"testing"
 
+	"github.com/nicdiag/nicdiag/internal/netnstest"
 	"github.com/vishvananda/netlink"
-	"github.com/vishvananda/netns"
 )
 
 // The rtnetlink dump on the real kernel, in a throwaway namespace with a
@@ -16,16 +15,8 @@ func TestKernelLinkInfo(t *testing.T) {
 	var links map[string]linkFacts
 	var vfs map[string][]VFConfig
 	var err, vfErr error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		runtime.LockOSThread() // the thread dies in the namespace
-		ns, e := netns.New()
-		if e != nil {
-			err = e
-			return
-		}
-		defer ns.Close() // the namespace goes with the thread and this handle
+	ns := netnstest.New(t)
+	netnstest.Do(t, ns, func() {
 		veth := &netlink.Veth{LinkAttrs: netlink.LinkAttrs{Name: "nd-vf0"}, PeerName: "nd-vf1"}
 		if e := netlink.LinkAdd(veth); e != nil {
 			err = e
@@ -33,8 +24,7 @@ func TestKernelLinkInfo(t *testing.T) {
 		}
 		links, err = linkInfo()
 		vfs, vfErr = VFConfigs(context.Background())
-	}()
-	<-done
+	})
 	if err != nil {
 		t.Skipf("no namespace or veth (needs root): %v", err)
 	}
