@@ -154,15 +154,19 @@ type PCIeSummary struct {
 	AERCorrectable *uint64 `json:"aer_correctable,omitempty"`
 	AERNonFatal    *uint64 `json:"aer_nonfatal,omitempty"`
 	AERFatal       *uint64 `json:"aer_fatal,omitempty"`
-	// ReadSamples counts the samples that read the function without error.
+	// ReadSamples counts the samples that read the function's link (its
+	// speed and width; an AER file may still have failed).
 	ReadSamples int `json:"read_samples"`
 	// Error is the last error a sample had, when one had.
 	Error string `json:"error,omitempty"`
 }
 
-// summarizePCIe folds the samples' PCIe states per address, in the order
-// the addresses first appear (the order of WithPCIe).
-func summarizePCIe(samples []Sample) []PCIeSummary {
+// SummarizePCIe folds the samples' PCIe states per address, in the order
+// the addresses first appear (the order of WithPCIe): the link's first,
+// lowest, highest and last speed and width over the samples that read it,
+// and the AER errors in all. Summarize uses it, and so does the monitor's
+// run verdict (run.link_changed, run.aer_errors).
+func SummarizePCIe(samples []Sample) []PCIeSummary {
 	var out []PCIeSummary
 	idx := map[string]int{}
 	for _, x := range samples {
@@ -187,7 +191,9 @@ func summarizePCIe(samples []Sample) []PCIeSummary {
 			add(&p.AERFatal, st.AERFatal)
 			if st.Error != "" {
 				p.Error = st.Error
-				continue
+			}
+			if st.GTs <= 0 || st.Width <= 0 {
+				continue // the link was not read (an AER file alone may have failed)
 			}
 			if p.ReadSamples == 0 {
 				p.StartGTs, p.StartWidth = st.GTs, st.Width

@@ -169,3 +169,18 @@ func js(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// TestSummarizePCIeLinkWithAERError: a sample whose AER file failed but
+// whose link was read counts for the link (as the run verdict has it),
+// and its error is kept.
+func TestSummarizePCIeLinkWithAERError(t *testing.T) {
+	const a = "0000:01:00.0"
+	samples := []Sample{
+		{IntervalS: 1, PCIe: []PCIeState{{Address: a, GTs: 2.5, Width: 1}}},
+		{IntervalS: 1, PCIe: []PCIeState{{Address: a, GTs: 5, Width: 1, Error: "aer_dev_fatal: malformed"}}},
+	}
+	got := SummarizePCIe(samples)
+	if len(got) != 1 || got[0].ReadSamples != 2 || got[0].MaxGTs != 5 || got[0].EndGTs != 5 || got[0].Error != "aer_dev_fatal: malformed" {
+		t.Errorf("summary %+v", got)
+	}
+}

@@ -77,7 +77,7 @@ func Summarize(samples []Sample) Summary {
 	s.CPUs = meanCPUs(samples, s.IRQTimeAccounted)
 	s.NICs = meanNICs(samples)
 	s.Threads = meanThreads(samples)
-	s.PCIe = summarizePCIe(samples)
+	s.PCIe = SummarizePCIe(samples)
 	s.Findings = append(s.Findings, hotCores(samples, s)...)
 	s.Findings = append(s.Findings, softnetFindings(samples, s)...)
 	finding.Sort(s.Findings)

@@ -1088,25 +1088,26 @@ func linkFindings(w *window, limits []Limits) []finding.Finding {
 	for _, p := range w.pcieAll {
 		// A link has two ends; the upstream port of each modelled hop
 		// speaks for it, so that one change is one finding.
-		_, upstream := start[p.addr]
-		if p.seen && (upstream || len(start) == 0) {
-			at := linkText(p.firstGTs, p.firstWidth)
-			if k, ok := start[p.addr]; ok {
+		_, upstream := start[p.Address]
+		if p.ReadSamples > 0 && (upstream || len(start) == 0) {
+			at := linkText(p.StartGTs, p.StartWidth)
+			if k, ok := start[p.Address]; ok {
 				at = linkText(k.GTs, k.Width)
 			}
-			lo, hi := linkText(p.minGTs, p.minW), linkText(p.maxGTs, p.maxW)
+			lo, hi := linkText(p.MinGTs, p.MinWidth), linkText(p.MaxGTs, p.MaxWidth)
 			if lo != at || hi != at {
-				out = append(out, finding.Finding{Code: finding.RunLinkChanged, Severity: finding.Info, Subject: p.addr,
-					Summary: fmt.Sprintf("the PCIe link at %s was %s before the run and ran between %s and %s during it: the link retrains with load (power saving), and the verdict used the speed it ran at", p.addr, at, lo, hi)})
+				out = append(out, finding.Finding{Code: finding.RunLinkChanged, Severity: finding.Info, Subject: p.Address,
+					Summary: fmt.Sprintf("the PCIe link at %s was %s before the run and ran between %s and %s during it: the link retrains with load (power saving), and the verdict used the speed it ran at", p.Address, at, lo, hi)})
 			}
 		}
-		if p.hasAER && p.corr+p.nonfatal+p.fatal > 0 {
+		corr, nonfatal, fatal := deref(p.AERCorrectable), deref(p.AERNonFatal), deref(p.AERFatal)
+		if corr+nonfatal+fatal > 0 {
 			sev := finding.Info
-			if p.nonfatal+p.fatal > 0 {
+			if nonfatal+fatal > 0 {
 				sev = finding.Warn
 			}
-			out = append(out, finding.Finding{Code: finding.RunAERErrors, Severity: sev, Subject: p.addr,
-				Summary: fmt.Sprintf("%s logged PCIe errors during the run: %d correctable, %d non-fatal, %d fatal (AER): replayed or lost TLPs cost link bandwidth; a reseated card, another slot or a shorter riser usually cures them", p.addr, p.corr, p.nonfatal, p.fatal)})
+			out = append(out, finding.Finding{Code: finding.RunAERErrors, Severity: sev, Subject: p.Address,
+				Summary: fmt.Sprintf("%s logged PCIe errors during the run: %d correctable, %d non-fatal, %d fatal (AER): replayed or lost TLPs cost link bandwidth; a reseated card, another slot or a shorter riser usually cures them", p.Address, corr, nonfatal, fatal)})
 		}
 	}
 	return out
@@ -1132,6 +1133,14 @@ func clockFindings(w *window, limit *Ceiling) []finding.Finding {
 			cpuName(c), u.mhz, pct(u.mhz/u.maxMHz), u.maxMHz),
 		Fix:      fmt.Sprintf("cpupower -c %d frequency-set -g performance, or an energy_performance_preference of performance or balance_performance (cpu.powersave in nicdiag check says which applies)", c),
 		Evidence: map[string]string{"cpu": fmt.Sprint(c), "mhz": fmt.Sprintf("%.0f", u.mhz), "max_mhz": fmt.Sprintf("%.0f", u.maxMHz)}}}
+}
+
+// deref is *p, 0 for nil.
+func deref(p *uint64) uint64 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
 
 func linkText(gts float64, width int) string {

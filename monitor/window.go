@@ -26,7 +26,7 @@ type window struct {
 	cpus            []*cpuUse // by CPU id
 	threads         []*threadUse
 	pcie            map[string]irq.PCIeState // the latest state seen while active
-	pcieAll         []pcieUse                // every address, in sample order
+	pcieAll         []irq.PCIeSummary        // every address over the weighed samples
 }
 
 // usableInterval reports whether a sample's interval can weigh in the
@@ -84,17 +84,6 @@ func (t *threadUse) cpu() int {
 
 func (t *threadUse) busy() float64 { return t.user + t.system }
 
-// pcieUse is one PCI function's link over the run and its AER counts.
-type pcieUse struct {
-	addr                     string
-	firstGTs, minGTs, maxGTs float64
-	firstWidth, minW, maxW   int
-	corr, nonfatal, fatal    uint64
-	hasAER                   bool
-	seen                     bool
-	lastErr                  string
-}
-
 // frameBits is a NIC counter's traffic in the model's unit, Ethernet frame
 // bits (header and FCS): Linux drivers count bytes without the FCS, so 4
 // bytes are added per packet.
@@ -151,7 +140,7 @@ func reduce(samples []irq.Sample) *window {
 	nics := map[string]*nicUse{}
 	cpus := map[int]*cpuUse{}
 	threads := map[int]*threadUse{}
-	pcieIdx := map[string]int{}
+	var withPCIe []irq.Sample // the weighed samples that read a PCIe state
 	for _, x := range samples {
 		dt := x.IntervalS
 		if !usableInterval(dt) {
@@ -184,14 +173,10 @@ func reduce(samples []irq.Sample) *window {
 				u.txBPS += txB * dt
 			}
 		}
+		if len(x.PCIe) > 0 {
+			withPCIe = append(withPCIe, x)
+		}
 		for _, s := range x.PCIe {
-			i, ok := pcieIdx[s.Address]
-			if !ok {
-				i = len(w.pcieAll)
-				pcieIdx[s.Address] = i
-				w.pcieAll = append(w.pcieAll, pcieUse{addr: s.Address})
-			}
-			w.pcieAll[i].add(s)
 			if active && s.Error == "" && s.GTs > 0 {
 				w.pcie[s.Address] = s
 			}
@@ -267,34 +252,11 @@ func reduce(samples []irq.Sample) *window {
 		w.cpus = append(w.cpus, u)
 	}
 	slices.SortFunc(w.cpus, func(a, b *cpuUse) int { return a.cpu - b.cpu })
+	w.pcieAll = irq.SummarizePCIe(withPCIe)
 	for _, t := range w.threads {
 		t.user, t.system = t.user/t.secs, t.system/t.secs
 	}
 	return w
-}
-
-func (p *pcieUse) add(s irq.PCIeState) {
-	if s.Error != "" {
-		p.lastErr = s.Error
-	}
-	if s.GTs > 0 && s.Width > 0 {
-		if !p.seen {
-			p.firstGTs, p.minGTs, p.maxGTs = s.GTs, s.GTs, s.GTs
-			p.firstWidth, p.minW, p.maxW = s.Width, s.Width, s.Width
-			p.seen = true
-		}
-		p.minGTs, p.maxGTs = math.Min(p.minGTs, s.GTs), math.Max(p.maxGTs, s.GTs)
-		p.minW, p.maxW = min(p.minW, s.Width), max(p.maxW, s.Width)
-	}
-	for _, c := range []struct {
-		v   *uint64
-		dst *uint64
-	}{{s.AERCorrectable, &p.corr}, {s.AERNonFatal, &p.nonfatal}, {s.AERFatal, &p.fatal}} {
-		if c.v != nil {
-			*c.dst += *c.v
-			p.hasAER = true
-		}
-	}
 }
 
 // nic returns the window's use of the NIC called name, or nil.
