@@ -89,6 +89,10 @@ func (t *threadUse) busy() float64 { return t.user + t.system }
 // bytes are added per packet.
 func frameBits(bytesPerS, pktsPerS float64) float64 { return (bytesPerS + 4*pktsPerS) * 8 }
 
+// FrameMbps is a NIC's byte and packet rates in the verdict's unit,
+// Ethernet frame megabits per second (frameBits), for renderers.
+func FrameMbps(bytesPerS, pktsPerS float64) float64 { return frameBits(bytesPerS, pktsPerS) / 1e6 }
+
 // maxRate is the largest rate (bytes, packets or counts per second) a
 // sample is taken to mean: above it, or negative, NaN or infinite, a rate
 // is a broken counter, not traffic, and reads as 0. One such value would

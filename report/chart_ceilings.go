@@ -24,11 +24,6 @@ const (
 	maxNamed = 8
 )
 
-// frameMbps is a NIC counter's traffic in the verdict's unit, Ethernet
-// frame megabits (header and FCS: drivers count bytes without the FCS, so
-// 4 bytes a packet are added), as monitor's frameBits counts it.
-func frameMbps(bytesPerS, pktsPerS float64) float64 { return (bytesPerS + 4*pktsPerS) * 8 / 1e6 }
-
 // ceilingChart is the run's throughput over time against each ceiling of
 // its verdict: per sample the frame Mb/s received and sent, each summed over
 // the sampled NICs, and each ceiling as a horizontal line.
@@ -91,9 +86,9 @@ func ceilingLines(v *view, vd *monitor.Verdict) (c *lineChart, names []string) {
 				}
 				ok = true
 				if tx {
-					t += frameMbps(n.TXBytesPerS, n.TXPacketsPerS)
+					t += monitor.FrameMbps(n.TXBytesPerS, n.TXPacketsPerS)
 				} else {
-					t += frameMbps(n.RXBytesPerS, n.RXPacketsPerS)
+					t += monitor.FrameMbps(n.RXBytesPerS, n.RXPacketsPerS)
 				}
 			}
 			return t, ok
