@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -89,4 +90,27 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(filepath.Dir(binPath))
 	}
 	os.Exit(code)
+}
+
+// throwawayNetns adds a network namespace named prefix-PID with ip(8),
+// deleted at cleanup, or skips without root or ip. ip runs `ip ARGS` and
+// fails the test when it fails.
+func throwawayNetns(t *testing.T, prefix string) (ns string, ip func(args ...string)) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	if _, err := exec.LookPath("ip"); err != nil {
+		t.Skip("no ip(8)")
+	}
+	ns = fmt.Sprintf("%s-%d", prefix, os.Getpid())
+	ip = func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
+			t.Fatalf("ip %v: %v\n%s", args, err, out)
+		}
+	}
+	ip("netns", "add", ns)
+	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
+	return ns, ip
 }

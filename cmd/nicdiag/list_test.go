@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -120,22 +119,8 @@ func TestListLiveVirtio(t *testing.T) {
 // listed with --all as virtual, driver veth, 4 queues. ip netns exec mounts
 // the namespace's own /sys for the binary.
 func TestVethInNetns(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root")
-	}
-	if _, err := exec.LookPath("ip"); err != nil {
-		t.Skip("no ip(8)")
-	}
+	ns, ip := throwawayNetns(t, "nicdiag-test")
 	bin := binary(t)
-	ns := fmt.Sprintf("nicdiag-test-%d", os.Getpid())
-	ip := func(args ...string) {
-		t.Helper()
-		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
-			t.Fatalf("ip %v: %v\n%s", args, err, out)
-		}
-	}
-	ip("netns", "add", ns)
-	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
 	ip("-n", ns, "link", "add", "tv0", "numtxqueues", "4", "numrxqueues", "4", "type", "veth",
 		"peer", "name", "tv1", "numtxqueues", "4", "numrxqueues", "4")
 	ip("-n", ns, "link", "set", "tv0", "up")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"slices"
@@ -15,22 +14,8 @@ import (
 // The live Inspect still reads the veth's sysfs statistics: a snapshot
 // taken there carries the refusal in ethtool/tv0.json.
 func TestRingsVethNoAnswer(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root")
-	}
-	if _, err := exec.LookPath("ip"); err != nil {
-		t.Skip("no ip(8)")
-	}
+	ns, ip := throwawayNetns(t, "nicdiag-rings")
 	bin := binary(t)
-	ns := fmt.Sprintf("nicdiag-rings-%d", os.Getpid())
-	ip := func(args ...string) {
-		t.Helper()
-		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
-			t.Fatalf("ip %v: %v\n%s", args, err, out)
-		}
-	}
-	ip("netns", "add", ns)
-	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
 	ip("-n", ns, "link", "add", "tv0", "type", "veth", "peer", "name", "tv1")
 	ip("-n", ns, "link", "set", "tv0", "up")
 	ip("-n", ns, "link", "set", "tv1", "up")
