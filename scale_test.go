@@ -96,3 +96,35 @@ func TestScaleTree(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkListNICs is what `nicdiag list` reads (Inspect with
+// WithInventoryOnly) over 1 to 256 NICs: linear too.
+func BenchmarkListNICs(b *testing.B) {
+	for _, n := range []int{1, 8, 64, 256} {
+		root := scaleTree(b, n)
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				h, err := Inspect(context.Background(), WithRoot(root), WithPCIIDs("/nonexistent"), WithInventoryOnly())
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(h.NICs) != n {
+					b.Fatalf("%d NICs, want %d", len(h.NICs), n)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/nic")
+		})
+	}
+}
+
+// BenchmarkListLive is `nicdiag list`'s library work on this host, pci.ids
+// names included.
+func BenchmarkListLive(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Inspect(context.Background(), WithInventoryOnly()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

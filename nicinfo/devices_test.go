@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -84,8 +85,37 @@ func TestLookupDevice(t *testing.T) {
 	if d, ok := lookupUSBDevice(0x0bda, 0x8156); !ok || d.MaxMbps != 2500 || d.Bus != BusUSB {
 		t.Errorf("RTL8156: %+v", d)
 	}
-	if len(knownDevices()) != len(loadDevices().rows) {
+	if len(knownDevices()) != len(loadDevices()) {
 		t.Error("knownDevices")
+	}
+}
+
+// The one-line lookup finds every row of the full parse, equal to it, and
+// nothing for IDs next to them or for the header.
+func TestLookupEveryRow(t *testing.T) {
+	rows := knownDevices()
+	if len(rows) < 100 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	for _, want := range rows {
+		got, ok := lookup(want.Bus, want.VendorID, want.DeviceID)
+		if !ok || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s %04x:%04x: got %+v, %v; want %+v", want.Bus, want.VendorID, want.DeviceID, got, ok, want)
+		}
+	}
+	for _, id := range [][2]uint16{{0, 0}, {0xffff, 0xffff}, {0x8086, 0x0001}} {
+		if d, ok := LookupDevice(id[0], id[1]); ok {
+			t.Errorf("%04x:%04x found: %+v", id[0], id[1], d)
+		}
+	}
+}
+
+func BenchmarkLookupDevice(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := LookupDevice(0x8086, 0x10c9); !ok {
+			b.Fatal("82576 not found")
+		}
 	}
 }
 
