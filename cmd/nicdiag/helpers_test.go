@@ -60,7 +60,8 @@ var (
 )
 
 // binary builds nicdiag once into a world-readable directory, so that it
-// can also run as another user.
+// can also run as another user. It is built as released: static, without
+// cgo (TestStaticBinary checks that it is).
 func binary(t *testing.T) string {
 	t.Helper()
 	binOnce.Do(func() {
@@ -71,7 +72,9 @@ func binary(t *testing.T) string {
 		}
 		os.Chmod(dir, 0o755)
 		binPath = filepath.Join(dir, "nicdiag")
-		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		cmd := exec.Command("go", "build", "-o", binPath, ".")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		out, err := cmd.CombinedOutput()
 		if err != nil {
 			binErr = err
 			binPath = string(out)

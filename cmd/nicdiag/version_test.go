@@ -1,6 +1,8 @@
 package main
 
 import (
+	"debug/buildinfo"
+	"debug/elf"
 	"encoding/json"
 	"os/exec"
 	"path/filepath"
@@ -65,5 +67,30 @@ func TestVersionRevision(t *testing.T) {
 	}
 	if err := json.Unmarshal(out, &v); err != nil || v.Revision != strings.TrimSpace(string(rev)) || v.Modified == nil {
 		t.Errorf("%v: %s", err, out)
+	}
+}
+
+// The binary as released is static: no ELF interpreter (so no dynamic
+// loader at start-up, and it runs where the C library differs) and no cgo.
+func TestStaticBinary(t *testing.T) {
+	bin := binary(t)
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			t.Error("the binary names an ELF interpreter: dynamically linked")
+		}
+	}
+	bi, err := buildinfo.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "CGO_ENABLED" && s.Value != "0" {
+			t.Errorf("CGO_ENABLED=%s", s.Value)
+		}
 	}
 }
