@@ -1,15 +1,20 @@
 // Package fsroot reads kernel files (sysfs, procfs) under a root directory:
 // "/" for the live host, or the directory of an unpacked snapshot. Paths are
 // absolute as the kernel lays them out ("/sys/class/net/eth0/mtu"); the root
-// is prepended. Symlinks are resolved inside the root and never leave it,
-// and only regular files are read: a FIFO, socket or device in a snapshot is
-// refused (ErrNotRegular) without blocking. Every reader of host or snapshot
-// files goes through a Root; OpenFile is the one way to a host file named by
-// the caller outside any root.
+// is prepended. In a snapshot every read is opened relative to the root's
+// directory with openat2(RESOLVE_BENEATH) (or, without it, a walk of
+// openat(O_NOFOLLOW) and readlinkat that does the same): symlinks are
+// followed only while they stay beneath the root, and the check and the open
+// are one step. Only regular files are read: a FIFO, socket or device in a
+// snapshot is refused (ErrNotRegular) without blocking. A Root may carry a
+// deadline after which every read fails at once (ErrBudget). Every reader of
+// host or snapshot files goes through a Root; OpenFile is the one way to a
+// host file named by the caller outside any root.
 //
 // Errors wrap the underlying *fs.PathError, so errors.Is(err, fs.ErrNotExist)
-// and errors.Is(err, fs.ErrPermission) work. ErrEscape, ErrNotRegular and
-// ErrTooLarge name the refusals; the first two also match fs.ErrPermission.
+// and errors.Is(err, fs.ErrPermission) work. ErrEscape, ErrNotRegular,
+// ErrTooLarge and ErrBudget name the refusals; the first two also match
+// fs.ErrPermission, the last context.DeadlineExceeded.
 package fsroot
 
 import (
@@ -23,6 +28,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/nicdiag/nicdiag/internal/text"
 )
@@ -45,15 +51,19 @@ const maxFile = 64 << 20
 
 // Root is a directory that stands for "/". The zero value is the live host.
 type Root struct {
-	dir string // "" or "/" means the live host
+	dir      string    // "" or "/" means the live host
+	h        *handle   // a snapshot's directory, opened on first use
+	deadline time.Time // zero: no time budget (WithDeadline)
 }
 
-// New returns a Root for dir; "" and "/" are the live host.
+// New returns a Root for dir; "" and "/" are the live host. A snapshot's
+// directory is opened on the Root's first read and stays open, shared by
+// the Root's copies, until no copy is left.
 func New(dir string) Root {
 	if dir == "" || filepath.Clean(dir) == "/" {
 		return Root{}
 	}
-	return Root{dir: filepath.Clean(dir)}
+	return Root{dir: filepath.Clean(dir), h: new(handle)}
 }
 
 // Live reports whether r is the running host rather than a snapshot.
@@ -79,13 +89,14 @@ func (r Root) Path(p string) string {
 }
 
 // confined maps a kernel path to a host path whose symlinks all resolve
-// inside the root. The live host needs no check; in a snapshot a link that
-// leaves it (a hand-made directory can hold one) is ErrEscape.
+// inside the root, for the systems without openat: the path is checked
+// and then opened, not both in one step. The live host needs no check; in a
+// snapshot a link that leaves it is ErrEscape.
 func (r Root) confined(p string) (string, error) {
 	if r.dir == "" {
 		return r.Path(p), nil
 	}
-	real, err := r.Realpath(p)
+	real, err := r.Resolve(p, nil)
 	if err != nil {
 		return "", err
 	}
@@ -173,16 +184,10 @@ func (r Root) ReadHex(p string) (uint32, error) {
 // ReadDir lists the names in a directory, sorted. A FIFO or file in place
 // of the directory fails at once (ENOTDIR), never blocks.
 func (r Root) ReadDir(p string) ([]string, error) {
-	hp, err := r.confined(p)
-	if err != nil {
+	if err := r.spent("open", p); err != nil {
 		return nil, err
 	}
-	d, err := openDir(hp)
-	if err != nil {
-		return nil, err
-	}
-	defer d.Close()
-	names, err := d.Readdirnames(-1)
+	names, err := r.readDir(p)
 	if err != nil {
 		return nil, err
 	}
@@ -190,23 +195,18 @@ func (r Root) ReadDir(p string) ([]string, error) {
 	return names, nil
 }
 
-// Exists reports whether p exists (following symlinks).
+// Exists reports whether p exists (following symlinks, inside the root).
 func (r Root) Exists(p string) bool {
-	hp, err := r.confined(p)
-	if err != nil {
-		return false
-	}
-	_, err = os.Stat(hp)
-	return err == nil
+	return r.spent("stat", p) == nil && r.exists(p)
 }
 
-// Readlink returns the target of a symlink as stored.
+// Readlink returns the target of a symlink as stored. In a snapshot the
+// link's directory is reached beneath the root.
 func (r Root) Readlink(p string) (string, error) {
-	dir, err := r.confined(path.Dir(path.Clean("/" + p)))
-	if err != nil {
+	if err := r.spent("readlink", p); err != nil {
 		return "", err
 	}
-	return os.Readlink(filepath.Join(dir, path.Base(p)))
+	return r.readlink(p)
 }
 
 // LinkBase returns the last element of a symlink's target, e.g. the driver
@@ -221,13 +221,26 @@ func (r Root) LinkBase(p string) (string, error) {
 
 // Realpath resolves every symlink in p inside the root and returns the kernel
 // path ("/sys/devices/pci0000:00/..."). A link that climbs above the root, or
-// an absolute link in a snapshot, is ErrEscape.
-func (r Root) Realpath(p string) (string, error) { return r.Resolve(p, nil) }
+// an absolute link in a snapshot, is ErrEscape. Where the kernel has
+// openat2 it does the resolving (confined as every read is), else Resolve
+// walks the path.
+func (r Root) Realpath(p string) (string, error) {
+	if err := r.spent("realpath", p); err != nil {
+		return "", err
+	}
+	if real, ok := r.realpathFast(p); ok {
+		return real, nil
+	}
+	return r.Resolve(p, nil)
+}
 
 // Resolve is Realpath that calls visit, when not nil, with the kernel path and
 // the stored target of every symlink it is about to follow; an error from
 // visit stops it.
 func (r Root) Resolve(p string, visit func(link, target string) error) (string, error) {
+	if err := r.spent("realpath", p); err != nil {
+		return "", err
+	}
 	// Not path.Clean: ".." after a symlink applies to the link's target.
 	parts := strings.Split(strings.Trim(p, "/"), "/")
 	cur := "/"

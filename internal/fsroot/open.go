@@ -2,9 +2,7 @@ package fsroot
 
 import (
 	"errors"
-	"fmt"
-	"io"
-	"io/fs"
+	"math"
 	"os"
 )
 
@@ -24,27 +22,18 @@ var ErrTooLarge = errors.New("file too large")
 // FIFO, socket or device is refused with ErrNotRegular, without blocking.
 // The caller closes the file.
 func (r Root) Open(p string) (*os.File, error) {
-	hp, err := r.confined(p)
-	if err != nil {
+	if err := r.spent("open", p); err != nil {
 		return nil, err
 	}
-	return OpenFile(hp)
+	return r.open(p)
 }
 
 // ReadFileMax reads the whole file at kernel path p, confined as Open is,
 // refusing one larger than max bytes with an error wrapping ErrTooLarge.
 func (r Root) ReadFileMax(p string, max int64) ([]byte, error) {
-	f, err := r.Open(p)
+	b, err := r.ReadInto(p, nil, int(min(max, math.MaxInt32)))
 	if err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > max {
-		return nil, &fs.PathError{Op: "read", Path: r.Path(p), Err: fmt.Errorf("%w (over %d bytes)", ErrTooLarge, max)}
 	}
 	return b, nil
 }

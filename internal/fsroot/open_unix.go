@@ -10,21 +10,22 @@ import (
 )
 
 // openRegular opens with O_NONBLOCK, so that opening a FIFO returns at once
-// instead of waiting for a writer, checks the type on the open descriptor
-// (no window between the check and the open), and then puts the descriptor
-// back in blocking mode for the reads.
+// instead of waiting for a writer, and hands the descriptor to regularFile.
 func openRegular(name string) (*os.File, error) {
-	var fd int
-	var err error
-	for {
-		fd, err = unix.Open(name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
-		if err != unix.EINTR {
-			break
-		}
-	}
+	fd, err := retry(func() (int, error) {
+		return unix.Open(name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
+	})
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
+	return regularFile(fd, name)
+}
+
+// regularFile checks the type on the open descriptor (no window between
+// the check and the open), refusing anything but a regular file with
+// ErrNotRegular, and puts the descriptor back in blocking mode for the
+// reads. It closes fd on failure.
+func regularFile(fd int, name string) (*os.File, error) {
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
 		unix.Close(fd)

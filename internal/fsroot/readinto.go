@@ -11,18 +11,18 @@ import (
 // refuses, and a file over max bytes with an error wrapping ErrTooLarge.
 // It reads to EOF (/proc files report size 0). On Unix it does so with
 // open, fstat, read and close alone, without an *os.File: for the many
-// small /proc files a sampler reads again at every interval.
+// small /proc files a sampler reads again at every interval. In a snapshot
+// the open is beneath the root, as Open's is.
 func (r Root) ReadInto(p string, buf []byte, max int) ([]byte, error) {
-	hp, err := r.confined(p)
-	if err != nil {
+	if err := r.spent("open", p); err != nil {
 		return buf[:0], err
 	}
-	buf, err = readRegularInto(hp, buf[:0], max)
+	buf, err := r.readInto(p, buf[:0], max)
 	if err != nil {
 		return buf[:0], err
 	}
 	if len(buf) > max {
-		return buf[:0], &fs.PathError{Op: "read", Path: hp, Err: fmt.Errorf("%w (over %d bytes)", ErrTooLarge, max)}
+		return buf[:0], &fs.PathError{Op: "read", Path: r.Path(p), Err: fmt.Errorf("%w (over %d bytes)", ErrTooLarge, max)}
 	}
 	return buf, nil
 }

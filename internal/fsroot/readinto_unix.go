@@ -8,28 +8,32 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// readRegularInto is openRegular and a read to EOF on the bare descriptor.
-// It stops once more than max bytes are in; O_NONBLOCK stays set, which
-// regular files ignore.
+// readRegularInto is openRegular and a read to EOF on the bare descriptor
+// (readFD).
 func readRegularInto(name string, buf []byte, max int) ([]byte, error) {
-	var fd int
-	var err error
-	for {
-		fd, err = unix.Open(name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
-		if err != unix.EINTR {
-			break
-		}
-	}
+	fd, err := retry(func() (int, error) {
+		return unix.Open(name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
+	})
 	if err != nil {
 		return buf, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
 	defer unix.Close(fd)
+	return readFD(fd, name, buf, max)
+}
+
+// readFD refuses fd unless it is a regular file (ErrNotRegular), then reads
+// it to EOF into buf, stopping once more than max bytes are in. O_NONBLOCK
+// may stay set: regular files ignore it. The caller closes fd.
+func readFD(fd int, name string, buf []byte, max int) ([]byte, error) {
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
 		return buf, &fs.PathError{Op: "stat", Path: name, Err: err}
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
 		return buf, &fs.PathError{Op: "open", Path: name, Err: ErrNotRegular}
+	}
+	if cap(buf) == 0 && st.Size > 0 && st.Size < 512 {
+		buf = make([]byte, 0, st.Size+1) // a snapshot's true size; sysfs says 4096
 	}
 	for len(buf) <= max {
 		buf = grow(buf)
