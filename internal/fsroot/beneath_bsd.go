@@ -19,8 +19,8 @@ func openat2Beneath(root int, rel string, flags int) (int, error) { return -1, u
 func fdPath(fd int) (string, bool) { return "", false }
 
 // dirNames reads the names in the open directory fd and closes it.
-func dirNames(fd int, name string) ([]string, error) {
-	f := os.NewFile(uintptr(fd), name)
+func dirNames(fd int) ([]string, error) {
+	f := os.NewFile(uintptr(fd), "")
 	defer f.Close()
 	return f.Readdirnames(-1)
 }

@@ -1,7 +1,6 @@
 package fsroot
 
 import (
-	"io/fs"
 	"path"
 	"runtime"
 	"strconv"
@@ -42,8 +41,8 @@ func fdPath(fd int) (string, bool) {
 }
 
 // dirNames reads the names in the open directory fd, "." and ".." left
-// out, and closes fd.
-func dirNames(fd int, name string) ([]string, error) {
+// out, and closes fd. The caller names the directory in an error.
+func dirNames(fd int) ([]string, error) {
 	defer unix.Close(fd)
 	var buf [8192]byte
 	var names []string
@@ -53,7 +52,7 @@ func dirNames(fd int, name string) ([]string, error) {
 			continue
 		}
 		if err != nil {
-			return nil, &fs.PathError{Op: "readdirent", Path: name, Err: err}
+			return nil, err
 		}
 		if n <= 0 {
 			return names, nil

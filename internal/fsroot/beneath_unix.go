@@ -245,7 +245,11 @@ func (r Root) readIntoSnap(p string, buf []byte, max int) ([]byte, error) {
 		return buf, err
 	}
 	defer unix.Close(fd)
-	return readFD(fd, r.Path(p), buf, max)
+	buf, op, err := readFD(fd, buf, max)
+	if err != nil {
+		return buf, &fs.PathError{Op: op, Path: r.Path(p), Err: err}
+	}
+	return buf, nil
 }
 
 // readDirSnap lists the directory at p under a snapshot root, unsorted.
@@ -255,7 +259,11 @@ func (r Root) readDirSnap(p string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return dirNames(fd, r.Path(p))
+	names, err := dirNames(fd)
+	if err != nil {
+		return nil, &fs.PathError{Op: "readdirent", Path: r.Path(p), Err: err}
+	}
+	return names, nil
 }
 
 // existsSnap reports whether p, its symlinks followed beneath the root,
@@ -320,7 +328,11 @@ func (r Root) readDir(p string) ([]string, error) {
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: hp, Err: err}
 	}
-	return dirNames(fd, hp)
+	names, err := dirNames(fd)
+	if err != nil {
+		return nil, &fs.PathError{Op: "readdirent", Path: hp, Err: err}
+	}
+	return names, nil
 }
 
 // exists reports whether p exists, symlinks followed.

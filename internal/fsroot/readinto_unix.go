@@ -18,19 +18,25 @@ func readRegularInto(name string, buf []byte, max int) ([]byte, error) {
 		return buf, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
 	defer unix.Close(fd)
-	return readFD(fd, name, buf, max)
+	buf, op, err := readFD(fd, buf, max)
+	if err != nil {
+		return buf, &fs.PathError{Op: op, Path: name, Err: err}
+	}
+	return buf, nil
 }
 
 // readFD refuses fd unless it is a regular file (ErrNotRegular), then reads
 // it to EOF into buf, stopping once more than max bytes are in. O_NONBLOCK
-// may stay set: regular files ignore it. The caller closes fd.
-func readFD(fd int, name string, buf []byte, max int) ([]byte, error) {
+// may stay set: regular files ignore it. The caller closes fd, and names
+// the file in an error (op is the step that failed): only a failed read
+// pays for the name.
+func readFD(fd int, buf []byte, max int) (_ []byte, op string, _ error) {
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
-		return buf, &fs.PathError{Op: "stat", Path: name, Err: err}
+		return buf, "stat", err
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return buf, &fs.PathError{Op: "open", Path: name, Err: ErrNotRegular}
+		return buf, "open", ErrNotRegular
 	}
 	if cap(buf) == 0 && st.Size > 0 && st.Size < 512 {
 		buf = make([]byte, 0, st.Size+1) // a snapshot's true size; sysfs says 4096
@@ -42,12 +48,12 @@ func readFD(fd int, name string, buf []byte, max int) ([]byte, error) {
 			continue
 		}
 		if err != nil {
-			return buf, &fs.PathError{Op: "read", Path: name, Err: err}
+			return buf, "read", err
 		}
 		if n == 0 {
 			break
 		}
 		buf = buf[:len(buf)+n]
 	}
-	return buf, nil
+	return buf, "", nil
 }
