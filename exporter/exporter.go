@@ -3,16 +3,21 @@
 // as capable, the bandwidth model's ceiling for the default workload, the
 // findings, and where each queue's IRQ lands. It exports what node_exporter
 // lacks, not copies of its counters.
+//
+// It writes the Prometheus text format (version 0.0.4) itself, with the
+// standard library alone, and serves it over HTTP with timeouts and caps on
+// connections and scrapes (Serve).
 package exporter
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
+	"io"
 	"strconv"
 	"sync"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/nicdiag/nicdiag"
 	"github.com/nicdiag/nicdiag/pcie"
@@ -21,6 +26,9 @@ import (
 // DefaultTTL is how long one check serves scrapes: PCIe links, identities
 // and queue placement change rarely, and a check reads hundreds of files.
 const DefaultTTL = 30 * time.Second
+
+// checkTimeout bounds one check.
+const checkTimeout = 20 * time.Second
 
 // Option configures a Collector.
 type Option func(*Collector)
@@ -31,9 +39,9 @@ func WithRoot(dir string) Option { return func(c *Collector) { c.root = dir } }
 // WithTTL sets how long a check result is reused between scrapes.
 func WithTTL(d time.Duration) Option { return func(c *Collector) { c.ttl = d } }
 
-// Collector is a prometheus.Collector over nicdiag.Check. It is safe for
-// concurrent scrapes: they share one cached result, and only one check runs
-// at a time.
+// Collector runs nicdiag.Check and keeps its result as one rendered
+// exposition. It is safe for concurrent scrapes: they share the cached
+// result, and only one check runs at a time, bounded at 20 s.
 type Collector struct {
 	root  string
 	ttl   time.Duration
@@ -41,13 +49,13 @@ type Collector struct {
 	build func(ctx context.Context, root string) (*snapshotMetrics, error) // build; tests replace it
 
 	mu      sync.Mutex
-	at      time.Time
-	cached  *snapshotMetrics
-	lastErr error
+	at      time.Time     // when the last check ended
+	page    *page         // the exposition after the last check; nil before the first
+	running chan struct{} // closed when the check in flight ends; nil when none runs
 
-	checks  prometheus.Counter
-	errors  prometheus.Counter
-	seconds prometheus.Gauge
+	// Only the check in flight touches these, and one runs at a time.
+	good         *snapshotMetrics // the last good check
+	checks, errs int
 }
 
 // New returns a Collector.
@@ -58,93 +66,134 @@ func New(opts ...Option) *Collector {
 			o(c)
 		}
 	}
-	c.checks = prometheus.NewCounter(prometheus.CounterOpts{Name: "nicdiag_checks_total", Help: "Checks (nicdiag check over this host or snapshot) run to answer scrapes; one result serves every scrape for the TTL."})
-	c.errors = prometheus.NewCounter(prometheus.CounterOpts{Name: "nicdiag_check_errors_total", Help: "Checks that failed; nicdiag_up is 0 after one, and the other series carry the last good check, if any."})
-	c.seconds = prometheus.NewGauge(prometheus.GaugeOpts{Name: "nicdiag_check_duration_seconds", Help: "Wall time of the last check, in seconds."})
 	return c
 }
 
 var (
-	descInfo = prometheus.NewDesc("nicdiag_nic_info",
+	famChecks = newFamily("nicdiag_checks_total", "counter",
+		"Checks (nicdiag check over this host or snapshot) run to answer scrapes; one result serves every scrape for the TTL.")
+	famErrors = newFamily("nicdiag_check_errors_total", "counter",
+		"Checks that failed; nicdiag_up is 0 after one, and the other series carry the last good check, if any.")
+	famSeconds = newFamily("nicdiag_check_duration_seconds", "gauge", "Wall time of the last check, in seconds.")
+	famInfo    = newFamily("nicdiag_nic_info", "gauge",
 		"A physical NIC with its joined identity: PCI function, drivers, chip, NUMA node. iface is the interface, or the PCI address of a function without a netdev (vfio-pci, DPDK, no driver), as in every nicdiag series.",
-		[]string{"iface", "pci", "driver", "pci_driver", "chip", "vendor_id", "device_id", "bus", "numa"}, nil)
-	descSpeed = prometheus.NewDesc("nicdiag_nic_link_speed_bytes_per_second",
-		"Ethernet link speed the driver reports for the interface, in bytes per second (Mb/s × 125000, as node_network_speed_bytes); absent when unknown or down.", []string{"iface"}, nil)
-	descHopSpeed = prometheus.NewDesc("nicdiag_pcie_hop_speed_transfers_per_second",
+		"iface", "pci", "driver", "pci_driver", "chip", "vendor_id", "device_id", "bus", "numa")
+	famSpeed = newFamily("nicdiag_nic_link_speed_bytes_per_second", "gauge",
+		"Ethernet link speed the driver reports for the interface, in bytes per second (Mb/s × 125000, as node_network_speed_bytes); absent when unknown or down.", "iface")
+	famHopSpeed = newFamily("nicdiag_pcie_hop_speed_transfers_per_second", "gauge",
 		"PCIe link speed per lane of each hop from the NIC to its root port, in transfers per second (2.5e9 is 2.5 GT/s): as trained (state=current) and the most both ends support (state=capable). hop 0 is the NIC's own link; upstream and downstream are the PCI addresses of its two ends.",
-		[]string{"iface", "hop", "upstream", "downstream", "state"}, nil)
-	descHopWidth = prometheus.NewDesc("nicdiag_pcie_hop_width_lanes",
+		"iface", "hop", "upstream", "downstream", "state")
+	famHopWidth = newFamily("nicdiag_pcie_hop_width_lanes", "gauge",
 		"PCIe link width of each hop from the NIC to its root port, in lanes: as trained (state=current) and the most both ends support (state=capable); labels as nicdiag_pcie_hop_speed_transfers_per_second.",
-		[]string{"iface", "hop", "upstream", "downstream", "state"}, nil)
-	descCeiling = prometheus.NewDesc("nicdiag_ceiling_bytes_per_second",
+		"iface", "hop", "upstream", "downstream", "state")
+	famCeiling = newFamily("nicdiag_ceiling_bytes_per_second", "gauge",
 		"Bandwidth model: Ethernet frame bytes per second per direction that the ports sharing the NIC's narrowest PCIe link can move together, for the default workload (all of them at once, both directions, 1518-byte frames). estimate is nominal, low or high; bound is the stage that sets the nominal figure (pcie or ethernet); limiting_hop the PCI address of the upstream port of the hop with the least capacity. Compare with nicdiag_line_rate_bytes_per_second.",
-		[]string{"iface", "bound", "limiting_hop", "estimate"}, nil)
-	descDemand = prometheus.NewDesc("nicdiag_line_rate_bytes_per_second",
+		"iface", "bound", "limiting_hop", "estimate")
+	famDemand = newFamily("nicdiag_line_rate_bytes_per_second", "gauge",
 		"Ethernet frame bytes per second per direction that the ports sharing the NIC's narrowest PCIe link need at line rate, together, for the default workload (1518-byte frames, so a bit under the sum of their link speeds). Above nicdiag_ceiling_bytes_per_second, the PCIe path is the ceiling.",
-		[]string{"iface"}, nil)
-	descFinding = prometheus.NewDesc("nicdiag_finding",
+		"iface")
+	famFinding = newFamily("nicdiag_finding", "gauge",
 		"A finding of nicdiag check: 1 while it holds, labelled with its code, its severity (info, warn or error) and its subject (an interface or a PCI address).",
-		[]string{"code", "severity", "subject"}, nil)
-	descQueueCPU = prometheus.NewDesc("nicdiag_queue_irq_effective_cpu",
+		"code", "severity", "subject")
+	famQueueCPU = newFamily("nicdiag_queue_irq_effective_cpu", "gauge",
 		"Where each NIC data queue's IRQ lands: 1 for every CPU in the IRQ's effective affinity, labelled with the queue index, its kind (rx, tx or txrx), the IRQ number and the CPU.",
-		[]string{"iface", "queue", "kind", "irq", "cpu"}, nil)
-	descUp = prometheus.NewDesc("nicdiag_up", "1 when the last check succeeded, 0 when it failed (the other series then carry the last good check, if any).", nil, nil)
+		"iface", "queue", "kind", "irq", "cpu")
+	famUp = newFamily("nicdiag_up", "gauge", "1 when the last check succeeded, 0 when it failed (the other series then carry the last good check, if any).")
 )
 
-// Describe sends every metric's description.
-func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descInfo, descSpeed, descHopSpeed, descHopWidth, descCeiling, descDemand, descFinding, descQueueCPU, descUp} {
-		ch <- d
-	}
-	c.checks.Describe(ch)
-	c.errors.Describe(ch)
-	c.seconds.Describe(ch)
-}
-
-// Collect serves the cached check result, refreshing it when older than the
-// TTL.
-func (c *Collector) Collect(ch chan<- prometheus.Metric) {
-	m, err := c.result()
-	up := 1.0
+// WriteMetrics writes the exposition of the cached check result to w in
+// the Prometheus text format (ContentType), first running a check when the
+// result is older than the TTL. A failed check is no error: nicdiag_up is
+// then 0. It returns ctx's error, wrapped, when ctx ends before the check
+// does; the check goes on and fills the cache for the next call.
+func (c *Collector) WriteMetrics(ctx context.Context, w io.Writer) error {
+	p, err := c.current(ctx)
 	if err != nil {
-		up = 0
+		return err
 	}
-	ch <- prometheus.MustNewConstMetric(descUp, prometheus.GaugeValue, up)
-	if m != nil {
-		for _, x := range m.metrics {
-			ch <- x
-		}
-	}
-	c.checks.Collect(ch)
-	c.errors.Collect(ch)
-	c.seconds.Collect(ch)
+	_, err = w.Write(p.text)
+	return err
 }
 
-// snapshotMetrics is one check turned into constant metrics.
-type snapshotMetrics struct {
-	metrics []prometheus.Metric
+// page is one check's exposition, plain and, once asked for, gzipped.
+type page struct {
+	text   []byte
+	gzOnce sync.Once
+	gz     []byte
 }
 
-func (c *Collector) result() (*snapshotMetrics, error) {
+// gzipped returns the text gzipped, compressing it on the first call.
+func (p *page) gzipped() []byte {
+	p.gzOnce.Do(func() {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		zw.Write(p.text) // a bytes.Buffer does not fail
+		zw.Close()
+		p.gz = b.Bytes()
+	})
+	return p.gz
+}
+
+// current returns the page of a check younger than the TTL, waiting (until
+// ctx ends) for the check in flight or starting one.
+func (c *Collector) current(ctx context.Context) (*page, error) {
+	c.mu.Lock()
+	if c.page != nil && c.now().Sub(c.at) < c.ttl {
+		p := c.page
+		c.mu.Unlock()
+		return p, nil
+	}
+	if c.running == nil {
+		c.running = make(chan struct{})
+		go c.refresh(c.running)
+	}
+	done := c.running
+	c.mu.Unlock()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("exporter: waiting for a check: %w", ctx.Err())
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.cached != nil && c.now().Sub(c.at) < c.ttl {
-		return c.cached, c.lastErr
-	}
+	return c.page, nil
+}
+
+// refresh runs one check, renders the page and closes done.
+func (c *Collector) refresh(done chan struct{}) {
 	start := time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	c.checks.Inc()
+	ctx, cancel := context.WithTimeout(context.Background(), checkTimeout)
 	m, err := c.build(ctx, c.root)
-	c.seconds.Set(time.Since(start).Seconds())
-	c.at = c.now()
-	c.lastErr = err
+	cancel()
+	seconds := time.Since(start).Seconds()
+	c.checks++
+	up := 1.0
 	if err != nil {
-		c.errors.Inc()
-		return c.cached, err // keep serving the last good result, with nicdiag_up 0
+		c.errs++
+		up = 0 // keep serving the last good result, with nicdiag_up 0
+	} else {
+		c.good = m
 	}
-	c.cached = m
-	return m, nil
+	var samples []sample
+	if c.good != nil {
+		samples = append(samples, c.good.samples...) // a copy: render sorts it
+	}
+	samples = append(samples,
+		sample{f: famUp, v: up},
+		sample{f: famChecks, v: float64(c.checks)},
+		sample{f: famErrors, v: float64(c.errs)},
+		sample{f: famSeconds, v: seconds})
+	p := &page{text: render(samples)}
+
+	c.mu.Lock()
+	c.page, c.at, c.running = p, c.now(), nil
+	c.mu.Unlock()
+	close(done)
+}
+
+// snapshotMetrics is one check turned into series.
+type snapshotMetrics struct {
+	samples []sample
 }
 
 func build(ctx context.Context, root string) (*snapshotMetrics, error) {
@@ -152,9 +201,9 @@ func build(ctx context.Context, root string) (*snapshotMetrics, error) {
 	if err != nil {
 		return nil, err
 	}
-	var ms []prometheus.Metric
-	add := func(d *prometheus.Desc, v float64, labels ...string) {
-		ms = append(ms, prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...))
+	var ms []sample
+	add := func(f *family, v float64, labels ...string) {
+		ms = append(ms, sample{f: f, values: labels, v: v})
 	}
 	for _, n := range r.Host.Selected {
 		id := n.ID()
@@ -163,49 +212,49 @@ func build(ctx context.Context, root string) (*snapshotMetrics, error) {
 			pci, pciDriver, chip = string(n.PCI.Address), n.PCI.Driver, n.PCI.DeviceName
 			vendor, device = hex4(n.PCI.VendorID), hex4(n.PCI.DeviceID)
 		}
-		add(descInfo, 1, id, pci, n.Driver, pciDriver, chip, vendor, device, string(n.Bus), strconv.Itoa(n.NUMANode))
+		add(famInfo, 1, id, pci, n.Driver, pciDriver, chip, vendor, device, string(n.Bus), strconv.Itoa(n.NUMANode))
 		if n.Link.SpeedMbps > 0 {
-			add(descSpeed, float64(n.Link.SpeedMbps)*bytesPerMbit, id)
+			add(famSpeed, float64(n.Link.SpeedMbps)*bytesPerMbit, id)
 		}
 		if n.Judged() && n.Path != nil {
 			addHops(add, id, n.Path)
 		}
 		if b := n.Budget; b != nil {
 			bound, hop := string(b.Bound), string(b.LimitingHop)
-			add(descCeiling, b.CeilingMbps.Nominal*bytesPerMbit, id, bound, hop, "nominal")
-			add(descCeiling, b.CeilingMbps.Low*bytesPerMbit, id, bound, hop, "low")
-			add(descCeiling, b.CeilingMbps.High*bytesPerMbit, id, bound, hop, "high")
-			add(descDemand, b.EthernetMbps*bytesPerMbit, id)
+			add(famCeiling, b.CeilingMbps.Nominal*bytesPerMbit, id, bound, hop, "nominal")
+			add(famCeiling, b.CeilingMbps.Low*bytesPerMbit, id, bound, hop, "low")
+			add(famCeiling, b.CeilingMbps.High*bytesPerMbit, id, bound, hop, "high")
+			add(famDemand, b.EthernetMbps*bytesPerMbit, id)
 		}
 		if q := n.Queues; q != nil {
 			for _, q := range q.DataQueues() {
 				for _, cpu := range q.CPUs {
-					add(descQueueCPU, 1, id, strconv.Itoa(q.Index), string(q.Kind), strconv.Itoa(q.IRQ), strconv.Itoa(cpu))
+					add(famQueueCPU, 1, id, strconv.Itoa(q.Index), string(q.Kind), strconv.Itoa(q.IRQ), strconv.Itoa(cpu))
 				}
 			}
 		}
 	}
 	for _, f := range r.Findings {
-		add(descFinding, 1, string(f.Code), f.Severity.String(), f.Subject)
+		add(famFinding, 1, string(f.Code), f.Severity.String(), f.Subject)
 	}
-	return &snapshotMetrics{metrics: ms}, nil
+	return &snapshotMetrics{samples: ms}, nil
 }
 
 // addHops adds the trained and capable speed and width of every hop of p.
-func addHops(add func(*prometheus.Desc, float64, ...string), id string, p *pcie.Path) {
+func addHops(add func(*family, float64, ...string), id string, p *pcie.Path) {
 	for i, h := range p.Hops {
 		hop, up, down := strconv.Itoa(i), string(h.Upstream.Address), string(h.Downstream.Address)
 		if h.Speed > 0 {
-			add(descHopSpeed, h.Speed*1e9, id, hop, up, down, "current")
+			add(famHopSpeed, h.Speed*1e9, id, hop, up, down, "current")
 		}
 		if h.CapableSpeed > 0 {
-			add(descHopSpeed, h.CapableSpeed*1e9, id, hop, up, down, "capable")
+			add(famHopSpeed, h.CapableSpeed*1e9, id, hop, up, down, "capable")
 		}
 		if h.Width > 0 {
-			add(descHopWidth, float64(h.Width), id, hop, up, down, "current")
+			add(famHopWidth, float64(h.Width), id, hop, up, down, "current")
 		}
 		if h.CapableWidth > 0 {
-			add(descHopWidth, float64(h.CapableWidth), id, hop, up, down, "capable")
+			add(famHopWidth, float64(h.CapableWidth), id, hop, up, down, "capable")
 		}
 	}
 }

@@ -2,11 +2,14 @@ package exporter
 
 import (
 	"bufio"
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -15,20 +18,22 @@ import (
 
 const seed = "../testdata/snapshots/82576-minipcie-x1"
 
-// startServer serves c with NewServer on a loopback port and returns the
-// address; the server is closed when the test ends.
+// startServer runs Serve for c on a loopback port and returns the address;
+// the server stops when the test ends, and must stop cleanly.
 func startServer(t *testing.T, c *Collector, opts ...ServerOption) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := NewServer(ln.Addr().String(), c, opts...)
-	done := make(chan struct{})
-	go func() { srv.Serve(ln); close(done) }()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, ln, c, append([]ServerOption{WithShutdownGrace(time.Second)}, opts...)...) }()
 	t.Cleanup(func() {
-		srv.Close()
-		<-done
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
 	})
 	return ln.Addr().String()
 }
@@ -55,14 +60,23 @@ func blockingCollector(t *testing.T) (c *Collector, entered <-chan struct{}, rel
 	return c, in, release
 }
 
-func TestNewServerDefaults(t *testing.T) {
-	srv := NewServer("127.0.0.1:9799", New(WithRoot(seed)))
-	if srv.Addr != "127.0.0.1:9799" || srv.ReadHeaderTimeout != DefaultReadHeaderTimeout || srv.ReadTimeout != DefaultReadTimeout ||
-		srv.WriteTimeout != DefaultWriteTimeout || srv.IdleTimeout != DefaultIdleTimeout || srv.MaxHeaderBytes != maxHeaderBytes || srv.ErrorLog == nil {
+// The server Serve runs carries the defaults; an option that is not
+// positive keeps them; the overall write timeout covers a scrape's wait
+// and its write, so the 503 of a scrape that timed out reaches the client.
+func TestServerDefaults(t *testing.T) {
+	s := newServerConfig([]ServerOption{WithMaxScrapes(0), WithMaxConns(-1), WithIdleTimeout(0), WithWriteTimeout(-time.Second), nil})
+	srv := newServer(New(WithRoot(seed)), s, newConnLimit(s.maxConns))
+	if srv.ReadHeaderTimeout != DefaultReadHeaderTimeout || srv.ReadTimeout != DefaultReadTimeout ||
+		srv.WriteTimeout != DefaultScrapeTimeout+DefaultWriteTimeout || srv.IdleTimeout != DefaultIdleTimeout ||
+		srv.MaxHeaderBytes != maxHeaderBytes || srv.ErrorLog == nil || srv.ConnState == nil {
 		t.Errorf("server settings %+v", srv)
 	}
-	if DefaultWriteTimeout <= DefaultScrapeTimeout {
-		t.Error("the write timeout must outlast the scrape timeout, or its 503 never reaches the client")
+	if s.maxScrapes != DefaultMaxScrapes || s.maxConns != DefaultMaxConns || s.write != DefaultWriteTimeout {
+		t.Errorf("config %+v", s)
+	}
+	s = newServerConfig([]ServerOption{WithMaxScrapes(7), WithMaxConns(9), WithWriteTimeout(time.Second)})
+	if s.maxScrapes != 7 || s.maxConns != 9 || s.write != time.Second {
+		t.Errorf("config %+v", s)
 	}
 }
 
@@ -89,8 +103,8 @@ func TestServerRoutes(t *testing.T) {
 	if code, _, body := get("GET", "/metrics"); code != 200 || !strings.Contains(body, `nicdiag_finding{code="pcie.bottleneck"`) {
 		t.Errorf("GET /metrics = %d %q", code, body)
 	}
-	if code, _, _ := get("HEAD", "/metrics"); code != 200 {
-		t.Errorf("HEAD /metrics = %d", code)
+	if code, ct, body := get("HEAD", "/metrics"); code != 200 || ct != ContentType || body != "" {
+		t.Errorf("HEAD /metrics = %d %q %q", code, ct, body)
 	}
 	if code, _, _ := get("GET", "/nope"); code != 404 {
 		t.Errorf("GET /nope = %d, want 404", code)
@@ -159,7 +173,11 @@ func TestConcurrentScrapesBeyondLimit(t *testing.T) {
 		}
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
-		codes <- resp.StatusCode
+		code := resp.StatusCode
+		if resp.Header.Get("Retry-After") == "1" {
+			code += 1000
+		}
+		codes <- code
 	}
 	go scrape()
 	select {
@@ -175,8 +193,8 @@ func TestConcurrentScrapesBeyondLimit(t *testing.T) {
 	for i := 0; i < extra; i++ {
 		select {
 		case code := <-codes:
-			if code != http.StatusServiceUnavailable {
-				t.Fatalf("scrape beyond the limit answered %d, want 503", code)
+			if code != http.StatusServiceUnavailable+1000 {
+				t.Fatalf("scrape beyond the limit answered %d, want 503 with Retry-After: 1", code%1000)
 			}
 		case <-time.After(10 * time.Second):
 			t.Fatalf("%d of %d scrapes beyond the limit were refused", i, extra)
@@ -207,8 +225,58 @@ func TestScrapeTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusServiceUnavailable || time.Since(start) > 5*time.Second {
-		t.Errorf("slow scrape answered %d after %v, want 503 after about 200ms", resp.StatusCode, time.Since(start))
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "1" || time.Since(start) > 5*time.Second {
+		t.Errorf("slow scrape answered %d (Retry-After %q) after %v, want 503 after about 200ms", resp.StatusCode, resp.Header.Get("Retry-After"), time.Since(start))
+	}
+}
+
+// A client that accepts gzip gets the same exposition gzipped; one that
+// does not, or refuses it with q=0, gets it plain.
+func TestScrapeGzip(t *testing.T) {
+	url := "http://" + startServer(t, New(WithRoot(seed), WithTTL(time.Hour))) + "/metrics"
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}, Timeout: 10 * time.Second}
+	get := func(ae string) (string, []byte) {
+		req, _ := http.NewRequest("GET", url, nil)
+		if ae != "" {
+			req.Header.Set("Accept-Encoding", ae)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil || resp.StatusCode != 200 || resp.Header.Get("Content-Length") != strconv.Itoa(len(b)) {
+			t.Fatalf("Accept-Encoding %q: %d, %d bytes (Content-Length %s), %v", ae, resp.StatusCode, len(b), resp.Header.Get("Content-Length"), err)
+		}
+		return resp.Header.Get("Content-Encoding"), b
+	}
+	_, plain := get("")
+	enc, zipped := get("deflate, gzip;q=0.5")
+	if enc != "gzip" {
+		t.Fatalf("Content-Encoding %q, want gzip", enc)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(zipped))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unzipped, err := io.ReadAll(zr)
+	if err != nil || !bytes.Equal(unzipped, plain) {
+		t.Errorf("gunzipped body differs from the plain one (%v)", err)
+	}
+	if enc, b := get("gzip;q=0, identity"); enc != "" || !bytes.Equal(b, plain) {
+		t.Errorf("gzip;q=0 answered with Content-Encoding %q", enc)
+	}
+}
+
+func TestAcceptsGzip(t *testing.T) {
+	for h, want := range map[string]bool{
+		"": false, "gzip": true, "GZIP": true, "deflate, gzip": true, "gzip;q=0": false, "gzip; q=0.000": false,
+		"gzip;q=0.1": true, "identity": false, "x-gzip": false, "gzip;q=junk": false, "br;q=1.0,gzip;q=0.8": true,
+	} {
+		if got := acceptsGzip(h); got != want {
+			t.Errorf("acceptsGzip(%q) = %v", h, got)
+		}
 	}
 }
 
@@ -281,5 +349,26 @@ func TestServeStopsOnCancel(t *testing.T) {
 	if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
 		c.Close()
 		t.Error("still listening after Serve returned")
+	}
+}
+
+// WriteMetrics gives up when its context ends before the check does, with
+// an error that says why; the check goes on and serves the next call.
+func TestWriteMetricsContextEnds(t *testing.T) {
+	c, entered, release := blockingCollector(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	var b bytes.Buffer
+	err := c.WriteMetrics(ctx, &b)
+	if !errors.Is(err, context.DeadlineExceeded) || b.Len() != 0 {
+		t.Fatalf("WriteMetrics past its deadline: %v, %d bytes", err, b.Len())
+	}
+	<-entered
+	release()
+	if err := c.WriteMetrics(context.Background(), &b); err != nil || !strings.Contains(b.String(), "\nnicdiag_up 1\n") {
+		t.Errorf("WriteMetrics after the check: %v\n%s", err, b.String())
+	}
+	if n := strings.Count(b.String(), "nicdiag_checks_total 1\n"); n != 1 {
+		t.Errorf("the second call ran another check:\n%s", b.String())
 	}
 }

@@ -1,6 +1,7 @@
 package exporter
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io/fs"
@@ -9,11 +10,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/nicdiag/nicdiag"
 	"github.com/nicdiag/nicdiag/internal/snaptest"
 )
+
+// families lists every family the Collector can export.
+var families = []*family{famChecks, famErrors, famSeconds, famInfo, famSpeed, famHopSpeed, famHopWidth, famCeiling, famDemand, famFinding, famQueueCPU, famUp}
 
 // bundledSnapshots lists the snapshot trees under testdata/snapshots.
 func bundledSnapshots(t *testing.T) []string {
@@ -37,9 +39,9 @@ func bundledSnapshots(t *testing.T) []string {
 
 // Over every bundled snapshot, the exposition carries every finding nicdiag
 // check returns (code, severity, subject) and an info series for every NIC
-// it judged, functions without a netdev included; the registry gathers
-// without error (no duplicate series); and over all of them every metric
-// family the collector describes shows up somewhere.
+// it judged, functions without a netdev included; no series appears twice;
+// and over all of them every metric family the collector knows shows up
+// somewhere.
 func TestEverySnapshotFullyExported(t *testing.T) {
 	seen := map[string]bool{}
 	noNetdev := 0 // functions without a netdev, exported under their PCI address
@@ -50,15 +52,12 @@ func TestEverySnapshotFullyExported(t *testing.T) {
 			t.Errorf("%s: check: %v", name, err)
 			continue
 		}
-		reg := prometheus.NewPedanticRegistry()
-		reg.MustRegister(New(WithRoot(snap)))
-		fams, err := reg.Gather()
-		if err != nil {
-			t.Errorf("%s: gather: %v", name, err)
-			continue
+		text := exposition(t, New(WithRoot(snap)))
+		if d := duplicateSeries(text); d != "" {
+			t.Errorf("%s: series %s appears twice", name, d)
 		}
 		series := map[string][]map[string]string{}
-		for _, f := range fams {
+		for _, f := range parse(t, bytes.NewReader(text)) {
 			seen[f.GetName()] = true
 			for _, m := range f.GetMetric() {
 				series[f.GetName()] = append(series[f.GetName()], labels(m))
@@ -112,44 +111,35 @@ func TestEverySnapshotFullyExported(t *testing.T) {
 			t.Errorf("no bundled snapshot exports %s", want)
 		}
 	}
-	ch := make(chan *prometheus.Desc, 32)
-	New().Describe(ch)
-	close(ch)
-	for d := range ch {
-		name := descName(d)
-		if !seen[name] {
-			t.Errorf("described metric %s appears in no bundled snapshot", name)
+	for _, f := range families {
+		if !seen[f.name] {
+			t.Errorf("metric %s appears in no bundled snapshot", f.name)
 		}
 	}
 }
 
-// descName takes fqName out of a Desc's String form.
-func descName(d *prometheus.Desc) string {
-	s := d.String()
-	const key = `fqName: "`
-	i := strings.Index(s, key)
-	if i < 0 {
-		return s
+// duplicateSeries returns the first series line (name and labels) of an
+// exposition that appears twice, or "".
+func duplicateSeries(text []byte) string {
+	seen := map[string]bool{}
+	for _, line := range strings.Split(string(text), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		key := line[:strings.LastIndexByte(line, ' ')]
+		if seen[key] {
+			return key
+		}
+		seen[key] = true
 	}
-	s = s[i+len(key):]
-	return s[:strings.IndexByte(s, '"')]
+	return ""
 }
 
 // Every HELP text says what its series carry: it is more than a few words
 // and names its unit where the name has one.
 func TestHelpTexts(t *testing.T) {
-	ch := make(chan *prometheus.Desc, 32)
-	New().Describe(ch)
-	close(ch)
-	for d := range ch {
-		s := d.String()
-		i := strings.Index(s, `help: "`)
-		if i < 0 {
-			t.Fatalf("no help in %s", s)
-		}
-		help := s[i+len(`help: "`):]
-		help = help[:strings.Index(help, `", `)]
-		name := descName(d)
+	for _, f := range families {
+		help, name := f.help, f.name
 		if len(strings.Fields(help)) < 6 {
 			t.Errorf("%s: HELP %q is too short to say what the series carry", name, help)
 		}
@@ -186,14 +176,8 @@ func nonRoot(t *testing.T, dir string) string {
 // without the check's wall time.
 func seriesOf(t *testing.T, c *Collector) map[string]float64 {
 	t.Helper()
-	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(c)
-	fams, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := map[string]float64{}
-	for _, f := range fams {
+	for _, f := range parse(t, bytes.NewReader(exposition(t, c))) {
 		if f.GetName() == "nicdiag_check_duration_seconds" {
 			continue
 		}

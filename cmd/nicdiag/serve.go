@@ -26,6 +26,12 @@ findings of 'nicdiag check' as gauges, and where each queue's IRQ lands. It
 exports what node_exporter lacks, not copies of its counters. A check result
 serves scrapes for --ttl; concurrent scrapes share it.
 
+Limits: at most 64 connections (past that the connection idle the longest is
+closed to make room) and 4 scrapes at once (more are answered 503 with
+Retry-After: 1); a scrape waits at most 25 s for a check (then 503). Request
+headers within 5 s, the request within 10 s, the response written within 10 s
+once ready; an idle keep-alive connection is closed after 90 s.
+
 Examples:
   nicdiag serve --listen 127.0.0.1:9799
   nicdiag --root snapshot.tar.gz serve --listen 127.0.0.1:9799`,
@@ -57,8 +63,9 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string, f se
 	} else {
 		fmt.Fprintf(e.stdout, "serving metrics on http://%s/metrics\n", ln.Addr())
 	}
-	// Read, write and idle timeouts and a cap on concurrent scrapes: a slow
-	// or idle client holds no scrape slot or connection for long.
+	// The exporter's defaults: timeouts, and caps on connections and
+	// scrapes, so a slow or idle client holds no scrape slot or connection
+	// for long.
 	if err := exporter.Serve(ctx, ln, c); err != nil {
 		return e.fail(err)
 	}

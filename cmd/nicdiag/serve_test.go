@@ -5,9 +5,12 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nicdiag/nicdiag/exporter"
 )
 
 // The serve command answers a scrape over loopback and stops on cancel.
@@ -42,5 +45,26 @@ func TestServeScrapeAndStop(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("serve did not stop after cancel")
+	}
+}
+
+// The limits the serve help states are the exporter's defaults.
+func TestServeHelpStatesLimits(t *testing.T) {
+	help, _, _ := runCLI(t, "help", "serve")
+	help = strings.Join(strings.Fields(help), " ")
+	secs := func(d time.Duration) string { return strconv.Itoa(int(d.Seconds())) + " s" }
+	for _, want := range []string{
+		"at most " + strconv.Itoa(exporter.DefaultMaxConns) + " connections",
+		strconv.Itoa(exporter.DefaultMaxScrapes) + " scrapes at once",
+		"503 with Retry-After: 1",
+		"waits at most " + secs(exporter.DefaultScrapeTimeout),
+		"headers within " + secs(exporter.DefaultReadHeaderTimeout),
+		"request within " + secs(exporter.DefaultReadTimeout),
+		"written within " + secs(exporter.DefaultWriteTimeout),
+		"closed after " + secs(exporter.DefaultIdleTimeout),
+	} {
+		if !strings.Contains(help, want) {
+			t.Errorf("serve help lacks %q:\n%s", want, help)
+		}
 	}
 }
