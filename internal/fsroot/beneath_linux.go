@@ -1,7 +1,6 @@
 package fsroot
 
 import (
-	"path"
 	"runtime"
 	"strconv"
 	"strings"
@@ -62,17 +61,16 @@ func dirNames(fd int) ([]string, error) {
 }
 
 // realpathFast is Realpath done by the kernel: p opened with O_PATH (beneath
-// the root in a snapshot), its path read back from /proc/self/fd, the root's
-// own path taken off. Three system calls instead of one lstat per
-// component. ok is false when it cannot answer (an error on the way, no
-// openat2, no /proc): Resolve's walk then gives the answer and the error.
+// the root in a snapshot) and its path read back (fdKernelPath). Three
+// system calls instead of one lstat per component. ok is false when it
+// cannot answer (an error on the way, no openat2, no /proc): Resolve's walk
+// then gives the answer and the error.
 func (r Root) realpathFast(p string) (real string, ok bool) {
-	if forceWalk.Load() || noOpenat2.Load() {
+	if forceWalk.Load() || noOpenat2.Load() || strings.IndexByte(p, 0) >= 0 {
 		return "", false
 	}
 	var fd int
 	var err error
-	prefix := ""
 	if r.dir == "" {
 		fd, err = openat2(unix.AT_FDCWD, "/"+p, unix.O_PATH, unix.RESOLVE_NO_MAGICLINKS)
 	} else {
@@ -80,35 +78,12 @@ func (r Root) realpathFast(p string) (real string, ok bool) {
 		if derr != nil {
 			return "", false
 		}
-		rp := h.real.Load()
-		if rp == nil {
-			s, ok := fdPath(dfd)
-			if !ok {
-				return "", false
-			}
-			rp = &s
-			h.real.Store(rp)
-		}
-		if prefix = *rp; prefix == "/" {
-			prefix = ""
-		}
 		fd, err = openat2Beneath(dfd, rel(p), unix.O_PATH)
 		runtime.KeepAlive(h)
 	}
 	if err != nil {
 		return "", false
 	}
-	got, ok := fdPath(fd)
-	unix.Close(fd)
-	if !ok {
-		return "", false
-	}
-	if got == prefix {
-		return "/", true
-	}
-	k, found := strings.CutPrefix(got, prefix)
-	if !found || k == "" || k[0] != '/' || path.Clean(k) != k || strings.HasSuffix(k, " (deleted)") {
-		return "", false
-	}
-	return k, true
+	defer unix.Close(fd)
+	return r.fdKernelPath(fd)
 }

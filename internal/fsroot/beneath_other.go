@@ -3,6 +3,7 @@
 package fsroot
 
 import (
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -58,3 +59,32 @@ func (r Root) readlink(p string) (string, error) {
 }
 
 func (r Root) realpathFast(p string) (string, bool) { return "", false }
+
+func (r Root) linkBase(p string) (string, error) {
+	t, err := r.readlink(p)
+	if err != nil {
+		return "", err
+	}
+	if r.dir != "" {
+		dir, err := r.Resolve(path.Dir(path.Clean("/"+p)), nil)
+		if err != nil {
+			return "", err
+		}
+		if path.IsAbs(t) || Escapes(dir, t) {
+			return "", &fs.PathError{Op: "readlink", Path: r.Path(p), Err: ErrEscape}
+		}
+	}
+	return path.Base(t), nil
+}
+
+func (r Root) mode(p string) (fs.FileMode, error) {
+	dir, err := r.confined(path.Dir(path.Clean("/" + p)))
+	if err != nil {
+		return 0, err
+	}
+	fi, err := os.Lstat(filepath.Join(dir, path.Base(p)))
+	if err != nil {
+		return 0, err
+	}
+	return fi.Mode(), nil
+}

@@ -52,7 +52,10 @@ func hostile(t *testing.T) (dir, outside string) {
 		"sys/class/net/detour":         "->../../class/net/eth0/..",
 		"sys/class/net/trail":          "->eth0/",
 		"sys/devices/pci0000:00/plain": "x\n",
-		"etc/passwd":                   "inside\n",
+		"sys/x":                        "->devices/pci0000:00/0000:00:03.0/virtio2/net/eth0",
+		"sys/devices/pci0000:00/0000:00:03.0/virtio2/net/eth0/up":  "->../../../../../../bus",
+		"sys/devices/pci0000:00/0000:00:03.0/virtio2/net/eth0/out": "->../../../../../../../../x",
+		"etc/passwd": "inside\n",
 	})
 	return dir, outside
 }
@@ -131,7 +134,7 @@ func TestBeneath(t *testing.T) {
 				t.Errorf("Readlink(%s/shadow) = %v, want ErrEscape", p, err)
 			}
 		}
-		if names, err := r.ReadDir("/sys/class/net/chain"); err != nil || !slices.Equal(names, []string{"mtu"}) {
+		if names, err := r.ReadDir("/sys/class/net/chain"); err != nil || !slices.Equal(names, []string{"mtu", "out", "up"}) {
 			t.Errorf("ReadDir through a link chain = %q, %v", names, err)
 		}
 		for p, want := range map[string]bool{"/sys/class/net/chain/mtu": true, "/sys/class/net/eth0": true,
@@ -152,6 +155,46 @@ func TestBeneath(t *testing.T) {
 		}
 		if _, err := r.Readlink("/"); !errors.Is(err, syscall.EINVAL) {
 			t.Errorf("Readlink(/) = %v, want EINVAL", err)
+		}
+		// LinkBase names only what is inside: it measures the climb from
+		// the link's real directory, not from the path it was named by.
+		for p, want := range map[string]string{
+			"/sys/class/net/eth0": "eth0",
+			"/sys/x/up":           "bus",
+			"/sys/class/net/x/../../../../../../../../sys/x/up": "bus",
+			"/sys/x/out":                   "escape",
+			"/sys/class/net/outabs":        "escape",
+			"/sys/class/net/evil":          "escape",
+			"/sys/class/net/outrel/shadow": "escape",
+			"/sys/class/net/eth0/mtu":      "invalid",
+		} {
+			got, err := r.LinkBase(p)
+			switch {
+			case errors.Is(err, ErrEscape):
+				got = "escape"
+			case errors.Is(err, syscall.EINVAL):
+				got = "invalid"
+			case err != nil:
+				got = err.Error()
+			}
+			if got != want {
+				t.Errorf("LinkBase(%s) = %q, want %q", p, got, want)
+			}
+		}
+		for p, want := range map[string]fs.FileMode{
+			"/":                        fs.ModeDir,
+			"/sys/class/net/eth0":      fs.ModeSymlink,
+			"/sys/class/net/outabs":    fs.ModeSymlink,
+			"/sys/class/net/chain/mtu": 0,
+		} {
+			if m, err := r.Mode(p); err != nil || m.Type() != want {
+				t.Errorf("Mode(%s) = %v, %v; want type %v", p, m, err, want)
+			}
+		}
+		for p, want := range map[string]error{"/sys/class/net/outrel/shadow": ErrEscape, "/sys/class/net/nope": fs.ErrNotExist} {
+			if _, err := r.Mode(p); !errors.Is(err, want) {
+				t.Errorf("Mode(%s) = %v, want %v", p, err, want)
+			}
 		}
 	})
 }

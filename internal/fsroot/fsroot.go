@@ -210,13 +210,25 @@ func (r Root) Readlink(p string) (string, error) {
 }
 
 // LinkBase returns the last element of a symlink's target, e.g. the driver
-// name from ".../driver -> ../../../bus/pci/drivers/igb".
+// name from ".../driver -> ../../../bus/pci/drivers/igb". In a snapshot a
+// target outside the root (absolute, or climbing above it) is ErrEscape:
+// it names nothing in the snapshot. The name is as stored; one meant for a
+// terminal goes through text.Clean.
 func (r Root) LinkBase(p string) (string, error) {
-	t, err := r.Readlink(p)
-	if err != nil {
+	if err := r.spent("readlink", p); err != nil {
 		return "", err
 	}
-	return path.Base(t), nil
+	return r.linkBase(p)
+}
+
+// Mode returns the type and permission bits of p itself, as os.Lstat
+// does: a final symlink is not followed. In a snapshot the directories
+// on the way are followed beneath the root only.
+func (r Root) Mode(p string) (fs.FileMode, error) {
+	if err := r.spent("lstat", p); err != nil {
+		return 0, err
+	}
+	return r.mode(p)
 }
 
 // Realpath resolves every symlink in p inside the root and returns the kernel
