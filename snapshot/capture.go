@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -27,6 +28,7 @@ type captureOptions struct {
 	ethtool nicinfo.EthtoolSource
 	etSet   bool
 	now     func() time.Time
+	limits  Limits
 }
 
 // FromRoot captures from dir (an unpacked snapshot) instead of the live
@@ -42,6 +44,14 @@ func WithEthtool(src nicinfo.EthtoolSource) CaptureOption {
 	return func(o *captureOptions) { o.ethtool, o.etSet = src, true }
 }
 
+// CaptureLimits sets the caps on what Capture copies (default
+// DefaultLimits; a zero field keeps its default): a file over MaxFileBytes
+// is skipped and listed in the manifest; going past MaxEntries or MaxBytes
+// stops the capture with ErrLimit. The defaults match what Open accepts.
+func CaptureLimits(l Limits) CaptureOption {
+	return func(o *captureOptions) { o.limits = l }
+}
+
 // Manifest is written to nicdiag-snapshot.json at the snapshot root.
 type Manifest struct {
 	// Schema is ManifestSchema.
@@ -52,7 +62,9 @@ type Manifest struct {
 	Root bool `json:"captured_as_root"`
 	// Interfaces are the netdevs captured, in /sys/class/net order.
 	Interfaces []string `json:"interfaces"`
-	// Skipped names files that could not be read, with the reason.
+	// Skipped names files that could not be read or were refused (a FIFO
+	// or device, a file over MaxFileBytes, a symlink leaving the root),
+	// with the reason; at most 10,000, then a line counting the rest.
 	Skipped []string `json:"skipped,omitempty"`
 }
 
@@ -121,6 +133,11 @@ var irqFiles = []string{"smp_affinity", "smp_affinity_list", "effective_affinity
 // attributes, the IP forwarding sysctls, and ethtool/IFACE.json for each
 // interface. Files that cannot be read are listed in the manifest, not
 // fatal; config space holds 64 bytes when not run as root.
+//
+// From a snapshot directory (FromRoot, which may be hostile) every read is
+// confined to it: symlinks leaving it are not followed, FIFOs and devices
+// are refused without blocking (both listed in the manifest), and what is
+// copied is bounded by CaptureLimits.
 func Capture(ctx context.Context, dir string, opts ...CaptureOption) (*Manifest, error) {
 	o := captureOptions{source: "/", now: time.Now}
 	for _, f := range opts {
@@ -142,7 +159,7 @@ func Capture(ctx context.Context, dir string, opts ...CaptureOption) (*Manifest,
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("snapshot: %w", err)
 	}
-	c := &copier{src: o.source, dst: dir, done: map[string]bool{}}
+	c := &copier{ctx: ctx, src: o.source, dst: dir, root: fsroot.New(o.source), lim: o.limits.orDefault(), done: map[string]bool{}, dirs: newPathSet()}
 	m := &Manifest{Schema: ManifestSchema, Created: o.now().UTC(), Root: os.Geteuid() == 0}
 
 	ifaces, err := c.copyInterfaces(ctx, o.ethtool)
@@ -158,6 +175,9 @@ func Capture(ctx context.Context, dir string, opts ...CaptureOption) (*Manifest,
 		return nil, err
 	}
 	sort.Strings(c.skipped)
+	if c.unlisted > 0 {
+		c.skipped = append(c.skipped, fmt.Sprintf("(%d more files not read, not listed)", c.unlisted))
+	}
 	m.Skipped = c.skipped
 	b, _ := json.MarshalIndent(m, "", "  ")
 	if err := os.WriteFile(filepath.Join(dir, "nicdiag-snapshot.json"), append(b, '\n'), 0o644); err != nil {
@@ -170,81 +190,154 @@ func Capture(ctx context.Context, dir string, opts ...CaptureOption) (*Manifest,
 }
 
 // copier copies kernel paths from src to dst, recreating every symlink it
-// meets as the same relative link.
+// meets as the same relative link. It reads src through root: confined, and
+// never blocking on a FIFO.
 type copier struct {
+	ctx      context.Context // cancelling it stops the copy at the next file
 	src, dst string
+	root     fsroot.Root
+	lim      Limits
 	done     map[string]bool
 	skipped  []string
-	fatal    error // a write error in dst
+	unlisted int   // skips past maxSkipped
+	fatal    error // a write error in dst, or a cap of lim reached
+	entries  int   // files, symlinks and directories written
+	bytes    int64 // file bytes written
+	dirs     *pathSet
+	listed   int // directory names listed
 }
 
-func (c *copier) host(p string) string { return filepath.Join(c.src, filepath.FromSlash(p)) }
-func (c *copier) out(p string) string  { return filepath.Join(c.dst, filepath.FromSlash(p)) }
+// maxSkipped bounds the manifest's Skipped list.
+const maxSkipped = 10000
+
+// listPerEntry bounds the directory names a capture lists, per entry of
+// MaxEntries, so that a source of empty directories without end stops too.
+// Capturing a live host or a bundled snapshot lists 0.7 to 1 name per entry
+// it writes.
+const listPerEntry = 4
+
+func (c *copier) out(p string) string { return filepath.Join(c.dst, filepath.FromSlash(p)) }
 
 func (c *copier) skip(p string, err error) {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		err = pe.Err
 	}
+	if len(c.skipped) >= maxSkipped {
+		c.unlisted++
+		return
+	}
 	c.skipped = append(c.skipped, p+": "+err.Error())
 }
 
+func (c *copier) limit(name string, max int64, what, p string) error {
+	return &LimitError{Limit: name, Max: max, Name: p, Entries: c.entries, Bytes: c.bytes, what: what}
+}
+
+// list returns the names in directory p, sorted; once a cap is reached,
+// none.
 func (c *copier) list(p string) ([]string, error) {
-	ents, err := os.ReadDir(c.host(p))
+	if c.fatal == nil {
+		c.fatal = c.ctx.Err()
+	}
+	if c.fatal != nil {
+		return nil, c.fatal
+	}
+	names, err := c.root.ReadDir(p)
 	if err != nil {
 		return nil, err
 	}
-	names := make([]string, len(ents))
-	for i, e := range ents {
-		names[i] = e.Name()
+	c.listed += len(names)
+	if max := int64(c.lim.MaxEntries) * listPerEntry; int64(c.listed) > max {
+		c.fatal = c.limit("MaxEntries", int64(c.lim.MaxEntries), fmt.Sprintf("directory names listed (%d per entry)", listPerEntry), p)
+		return nil, c.fatal
 	}
 	return names, nil
 }
 
+// lstat is os.Lstat of kernel path p with p's directory resolved inside
+// the source root.
+func (c *copier) lstat(p string) (fs.FileInfo, error) {
+	dir, err := c.root.Realpath(path.Dir(p))
+	if err != nil {
+		return nil, err
+	}
+	return os.Lstat(c.root.Path(path.Join(dir, path.Base(p))))
+}
+
 func (c *copier) isDir(p string) bool {
-	fi, err := os.Lstat(c.host(p))
+	fi, err := c.lstat(p)
 	return err == nil && fi.IsDir()
 }
 
 // resolve returns the kernel path p leads to, copying each symlink on the
-// way. Absolute links and links above the source root are refused.
+// way. Links that link refuses stop it.
 func (c *copier) resolve(p string) (string, error) {
-	return fsroot.New(c.src).Resolve(p, func(link, t string) error {
-		if path.IsAbs(t) {
-			return fmt.Errorf("%s: absolute symlink to %q not kept", link, t)
-		}
-		c.link(link, t)
-		return nil
-	})
+	return c.root.Resolve(p, c.link)
 }
 
-// link recreates the symlink p -> t in dst.
-func (c *copier) link(p, t string) {
+// count counts the entry at kernel path p and the directories it adds to
+// dst, setting c.fatal past MaxEntries.
+func (c *copier) count(p string) bool {
+	add := func(string) error {
+		if c.entries >= c.lim.MaxEntries {
+			c.fatal = c.limit("MaxEntries", int64(c.lim.MaxEntries), "files, directories and symlinks", p)
+			return c.fatal
+		}
+		c.entries++
+		return nil
+	}
+	rel := strings.TrimPrefix(p, "/")
+	return add(rel) == nil && c.dirs.newParents(rel, add) == nil
+}
+
+// link recreates the symlink p -> t in dst. A link Open would refuse
+// (absolute, leaving the root, or too long) is not made: the error says
+// why.
+func (c *copier) link(p, t string) error {
 	if c.done[p] {
-		return
+		return nil
+	}
+	if c.fatal != nil {
+		return c.fatal
+	}
+	rel := strings.TrimPrefix(p, "/")
+	if err := checkPathSize("a path", rel); err != nil {
+		return err
+	}
+	if err := checkLink(rel, t); err != nil {
+		return err
 	}
 	c.done[p] = true
+	if !c.count(p) {
+		return c.fatal
+	}
 	dst := c.out(p)
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		c.fatal = err
-		return
+		return err
 	}
 	if err := os.Symlink(t, dst); err != nil && !errors.Is(err, fs.ErrExist) {
 		c.fatal = err
+		return err
 	}
+	return nil
 }
 
-// copyFile copies one regular file at kernel path p (already resolved).
-func (c *copier) copyFile(p string) {
-	if c.done[p] {
+// write writes b to kernel path p in dst, within the caps.
+func (c *copier) write(p string, b []byte) {
+	if c.fatal != nil {
 		return
 	}
-	c.done[p] = true
-	b, err := os.ReadFile(c.host(p))
-	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			c.skip(p, err)
-		}
+	if err := checkPathSize("a path", strings.TrimPrefix(p, "/")); err != nil {
+		c.skip(p, err)
+		return
+	}
+	if int64(len(b)) > c.lim.MaxBytes-c.bytes {
+		c.fatal = c.limit("MaxBytes", c.lim.MaxBytes, "the files' bytes", p)
+		return
+	}
+	if !c.count(p) {
 		return
 	}
 	dst := c.out(p)
@@ -254,38 +347,104 @@ func (c *copier) copyFile(p string) {
 	}
 	if err := os.WriteFile(dst, b, 0o644); err != nil {
 		c.fatal = err
+		return
+	}
+	c.bytes += int64(len(b))
+}
+
+// copyFile copies one regular file at kernel path p (already resolved).
+func (c *copier) copyFile(p string) {
+	if c.fatal == nil {
+		c.fatal = c.ctx.Err()
+	}
+	if c.done[p] || c.fatal != nil {
+		return
+	}
+	c.done[p] = true
+	b, err := c.read(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		c.skip(p, err)
+	default:
+		c.write(p, b)
 	}
 }
+
+// read reads the file at kernel path p, confined and never blocking
+// (fsroot's Open), refusing one over MaxFileBytes: at once when its size
+// says so, else once that much is read (procfs files report size 0).
+func (c *copier) read(p string) ([]byte, error) {
+	f, err := c.root.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	max := c.lim.MaxFileBytes
+	tooLarge := fmt.Errorf("larger than MaxFileBytes (%d bytes)", max)
+	if fi, err := f.Stat(); err == nil && fi.Size() > max {
+		return nil, tooLarge
+	}
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, tooLarge
+	}
+	return b, nil
+}
+
+// special are the file types a capture never opens.
+const special = fs.ModeNamedPipe | fs.ModeSocket | fs.ModeDevice | fs.ModeCharDevice | fs.ModeIrregular
 
 // copyNames copies the named entries of directory dir: files, and
 // symlinks as links.
 func (c *copier) copyNames(dir string, names []string) {
+	real, err := c.resolve(dir)
+	if err != nil {
+		return
+	}
 	for _, n := range names {
-		p := dir + "/" + n
-		fi, err := os.Lstat(c.host(p))
+		if c.fatal != nil {
+			return
+		}
+		p := path.Join(real, n)
+		fi, err := os.Lstat(c.root.Path(p))
 		if err != nil {
 			continue
 		}
 		switch {
 		case fi.Mode()&fs.ModeSymlink != 0:
-			if t, err := os.Readlink(c.host(p)); err == nil && !path.IsAbs(t) {
-				c.link(p, t)
+			if t, err := os.Readlink(c.root.Path(p)); err == nil {
+				if err := c.link(p, t); err != nil && err != c.fatal {
+					c.skip(p, err)
+				}
 			}
 		case fi.Mode().IsRegular() && fi.Mode().Perm()&0o444 != 0:
 			c.copyFile(p)
+		case fi.Mode()&special != 0:
+			c.skip(p, fsroot.ErrNotRegular) // never opened: a FIFO would block
 		}
 	}
 }
 
 // copyTree copies the regular files under dir, depth levels deep.
 func (c *copier) copyTree(dir string, depth int) {
-	names, err := c.list(dir)
+	real, err := c.resolve(dir)
+	if err != nil {
+		return
+	}
+	names, err := c.list(real)
 	if err != nil {
 		return
 	}
 	for _, n := range names {
-		p := dir + "/" + n
-		fi, err := os.Lstat(c.host(p))
+		if c.fatal != nil {
+			return
+		}
+		p := path.Join(real, n)
+		fi, err := os.Lstat(c.root.Path(p))
 		if err != nil {
 			continue
 		}
@@ -294,6 +453,8 @@ func (c *copier) copyTree(dir string, depth int) {
 			c.copyTree(p, depth-1)
 		case fi.Mode().IsRegular() && fi.Mode().Perm()&0o444 != 0:
 			c.copyFile(p)
+		case fi.Mode()&special != 0:
+			c.skip(p, fsroot.ErrNotRegular) // never opened: a FIFO would block
 		}
 	}
 }
@@ -303,7 +464,7 @@ func (c *copier) copyTree(dir string, depth int) {
 // links; other devices with devAttrs.
 func (c *copier) copyDeviceChain(dev string) {
 	for p := dev; strings.HasPrefix(p, "/sys/devices/") && p != "/sys/devices"; p = path.Dir(p) {
-		if c.done["dev:"+p] {
+		if c.done["dev:"+p] || c.fatal != nil {
 			return
 		}
 		c.done["dev:"+p] = true
@@ -347,12 +508,5 @@ func (c *copier) writeEthtool(ctx context.Context, src nicinfo.EthtoolSource, na
 		c.skip("ethtool/"+name+".json", err)
 		return
 	}
-	dst := c.out("/ethtool/" + name + ".json")
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		c.fatal = err
-		return
-	}
-	if err := os.WriteFile(dst, append(b, '\n'), 0o644); err != nil {
-		c.fatal = err
-	}
+	c.write("/ethtool/"+name+".json", append(b, '\n'))
 }

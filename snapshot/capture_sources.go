@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -26,6 +24,9 @@ func (c *copier) copyInterfaces(ctx context.Context, et nicinfo.EthtoolSource) (
 	for _, name := range ifaces {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if c.fatal != nil {
+			break
 		}
 		p := "/sys/class/net/" + name
 		real, err := c.resolve(p)
@@ -61,6 +62,9 @@ func (c *copier) copyInterfaces(ctx context.Context, et nicinfo.EthtoolSource) (
 func (c *copier) copyPCI() {
 	pcis, _ := c.list("/sys/bus/pci/devices")
 	for _, b := range pcis {
+		if c.fatal != nil {
+			return
+		}
 		if real, err := c.resolve("/sys/bus/pci/devices/" + b); err == nil {
 			c.copyDeviceChain(real)
 		} else {
@@ -75,6 +79,9 @@ func (c *copier) copyThunderbolt() {
 	const dir = "/sys/bus/thunderbolt/devices"
 	names, _ := c.list(dir)
 	for _, n := range names {
+		if c.fatal != nil {
+			return
+		}
 		real, err := c.resolve(dir + "/" + n)
 		if err != nil {
 			c.skip(dir+"/"+n, err)
@@ -96,6 +103,9 @@ func (c *copier) copyProc() {
 	}
 	irqs, _ := c.list("/proc/irq")
 	for _, n := range irqs {
+		if c.fatal != nil {
+			return
+		}
 		if c.isDir("/proc/irq/" + n) {
 			c.copyNames("/proc/irq/"+n, irqFiles)
 		}
@@ -121,7 +131,7 @@ func (c *copier) copyProc() {
 // irq.ReadCPUs reads.
 func (c *copier) copyCPUs() {
 	const dir = "/sys/devices/system/cpu"
-	b, err := os.ReadFile(c.host(dir + "/online"))
+	b, err := c.root.ReadFileMax(dir+"/online", c.lim.MaxFileBytes)
 	if err != nil {
 		return
 	}
@@ -130,12 +140,12 @@ func (c *copier) copyCPUs() {
 		return
 	}
 	for i, id := range ids {
-		if i >= 8192 {
+		if i >= 8192 || c.fatal != nil {
 			break
 		}
 		cpu := dir + "/cpu" + strconv.Itoa(id)
 		c.copyNames(cpu+"/topology", irq.TopologyFiles())
-		if _, err := os.Lstat(c.host(cpu + "/cpufreq")); err != nil {
+		if _, err := c.lstat(cpu + "/cpufreq"); err != nil {
 			continue // no cpufreq (a VM, or scaling off)
 		}
 		real, err := c.resolve(cpu + "/cpufreq")
@@ -169,14 +179,7 @@ func (c *copier) copyNetlink(ctx context.Context, ifaces []string) {
 			c.skip("netlink/"+name+".json", err)
 			continue
 		}
-		dst := c.out("/netlink/" + name + ".json")
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			c.fatal = err
-			return
-		}
-		if err := os.WriteFile(dst, append(b, '\n'), 0o644); err != nil {
-			c.fatal = err
-		}
+		c.write("/netlink/"+name+".json", append(b, '\n'))
 	}
 }
 

@@ -117,19 +117,31 @@ func TestUnpackGarbage(t *testing.T) {
 	}
 }
 
-// FuzzUnpack: no archive makes Unpack panic or leave anything outside dir.
+// FuzzUnpack: no archive makes Unpack panic, leave anything outside dir,
+// or put more on disk than its limits allow (small here, so that the
+// fuzzer reaches them).
 func FuzzUnpack(f *testing.F) {
+	lim := Limits{MaxEntries: 32, MaxFileBytes: 4 << 10, MaxBytes: 64 << 10}
 	f.Add(archive(f, entry{name: "sys/a", typ: tar.TypeReg, body: "1"}, entry{name: "sys/l", link: "a", typ: tar.TypeSymlink}))
 	f.Add(archive(f, entry{name: "../x", typ: tar.TypeReg, body: "1"}))
 	f.Add([]byte{0x1f, 0x8b})
+	f.Add(bomb(f, 4, 30000))                                                                                       // MaxFileBytes, MaxBytes
+	f.Add(bomb(f, 40, 1))                                                                                          // MaxEntries
+	f.Add(archive(f, entry{name: strings.Repeat("d/", 40) + "f", typ: tar.TypeReg, body: "x"}))                    // implied directories
+	f.Add(gz(f, rawEntry("pax", 'x', paxRecord("comment", strings.Repeat("c", 70<<10))), rawEntry("a", '0', "1"))) // header flood
+	f.Add(gz(f, rawEntry("pax", 'x', paxRecord("GNU.sparse.major", "0")+paxRecord("GNU.sparse.minor", "1")+
+		paxRecord("GNU.sparse.size", "100000")+paxRecord("GNU.sparse.numblocks", "1")+paxRecord("GNU.sparse.map", "0,5")), rawEntry("s", '0', "12345")))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		parent := t.TempDir()
 		root := filepath.Join(parent, "root")
 		os.Mkdir(root, 0o755)
-		Unpack(context.Background(), bytes.NewReader(b), root)
+		Unpack(context.Background(), bytes.NewReader(b), root, WithLimits(lim))
 		ents, _ := os.ReadDir(parent)
 		if len(ents) != 1 {
 			t.Fatalf("%d entries beside the root", len(ents))
+		}
+		if n, total, largest := usage(t, root); n > lim.MaxEntries || total > lim.MaxBytes || largest > lim.MaxFileBytes {
+			t.Fatalf("on disk: %d entries, %d bytes, largest file %d; limits %+v", n, total, largest, lim)
 		}
 	})
 }

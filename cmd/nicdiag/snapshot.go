@@ -26,6 +26,12 @@ refused: --root reads .tar.gz and directories only. With -o - the summary goes
 to standard error. Run it as root for full PCI config space. Read it back
 anywhere with --root.
 
+With --root, the snapshot read may be hostile, and what is copied is bounded:
+FIFOs and devices are never opened, a file over 64 MiB or a symlink leaving
+the root is skipped (each listed in nicdiag-snapshot.json), and more than
+200000 files or 256 MiB in all is refused. A .tar.gz given to --root is held
+to the same caps before anything is unpacked.
+
 Examples:
   sudo nicdiag snapshot -o host.tar.gz
   sudo nicdiag snapshot -o - | ssh lab 'cat > host.tar.gz'
@@ -90,7 +96,7 @@ func runSnapshot(ctx context.Context, e *env, fs *flag.FlagSet, args []string, o
 	}
 	fmt.Fprintf(report, "wrote %s: %d interfaces (%s)", out, len(m.Interfaces), strings.Join(m.Interfaces, " "))
 	if len(m.Skipped) > 0 {
-		fmt.Fprintf(report, "; %d files unreadable, listed in nicdiag-snapshot.json", len(m.Skipped))
+		fmt.Fprintf(report, "; %d files unreadable or refused, listed in nicdiag-snapshot.json", len(m.Skipped))
 	}
 	if !m.Root {
 		fmt.Fprint(report, "; not root: PCI config space holds 64 bytes per function")

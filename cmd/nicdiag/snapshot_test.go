@@ -1,15 +1,22 @@
 package main
 
 import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/snapshot"
 )
 
 // snapshot -o FILE.tar.gz, then --root FILE.tar.gz list reproduces the live
@@ -145,5 +152,118 @@ func TestSnapshotStdoutAndOtherArchives(t *testing.T) {
 		if _, err := os.Stat(o); err == nil {
 			t.Errorf("%s: written anyway", name)
 		}
+	}
+}
+
+// copySnapshot copies the bundled snapshot name into a new directory,
+// symlinks as links.
+func copySnapshot(t *testing.T, name string) string {
+	t.Helper()
+	src, dst := snaps+name, filepath.Join(t.TempDir(), name)
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		out := filepath.Join(dst, rel)
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			l, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(l, out)
+		case d.IsDir():
+			return os.MkdirAll(out, 0o755)
+		default:
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(out, b, 0o644)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// snapshot -o from a hostile --root: a FIFO is refused without blocking and
+// a file over the 64 MiB cap is skipped, both named in the manifest; the
+// rest is captured and reads back.
+func TestSnapshotFromHostileRoot(t *testing.T) {
+	src := copySnapshot(t, "82576-minipcie-x1")
+	fifo := filepath.Join(src, "proc/interrupts")
+	os.Remove(fifo)
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	// 64 MiB and a byte, sparse: no disk used.
+	if err := os.Truncate(filepath.Join(src, "proc/softirqs"), 64<<20+1); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "s.tar.gz")
+	type result struct {
+		stdout, stderr string
+		code           int
+	}
+	done := make(chan result, 1)
+	go func() {
+		o, e, c := runCLI(t, "--root", src, "snapshot", "-o", out)
+		done <- result{o, e, c}
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("snapshot still running after 30 s: blocked on the FIFO?")
+	}
+	if r.code != exitOK || !strings.Contains(r.stdout, "files unreadable or refused, listed in nicdiag-snapshot.json") {
+		t.Fatalf("exit %d: %s %s", r.code, r.stdout, r.stderr)
+	}
+	s, err := snapshot.Open(context.Background(), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var m snapshot.Manifest
+	b, _ := os.ReadFile(filepath.Join(s.Dir, "nicdiag-snapshot.json"))
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"/proc/interrupts: not a regular file", "/proc/softirqs: larger than MaxFileBytes (67108864 bytes)"}
+	for _, w := range want {
+		found := false
+		for _, k := range m.Skipped {
+			found = found || k == w
+		}
+		if !found {
+			t.Errorf("manifest does not list %q: %q", w, m.Skipped)
+		}
+	}
+	if list, stderr, code := runCLI(t, "--root", out, "list"); code != exitOK || !strings.Contains(list, "enp1s0f1") {
+		t.Errorf("reading it back: exit %d, %q\n%s", code, stderr, list)
+	}
+}
+
+// --root with an archive over a cap fails in one line naming the cap, and
+// leaves nothing in the temporary directory.
+func TestSnapshotArchiveOverLimit(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	// A header claiming 300 MiB: refused before any data is read.
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tar.NewWriter(zw).WriteHeader(&tar.Header{Name: "sys/big", Typeflag: tar.TypeReg, Mode: 0o644, Size: 300 << 20})
+	zw.Close()
+	p := filepath.Join(t.TempDir(), "bomb.tar.gz")
+	os.WriteFile(p, buf.Bytes(), 0o644)
+	_, stderr, code := runCLI(t, "--root", p, "list")
+	if code != exitFail || !strings.Contains(stderr, "over MaxFileBytes (67108864)") {
+		t.Errorf("exit %d, %q", code, stderr)
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("left in TMPDIR: %s", ents[0].Name())
 	}
 }
