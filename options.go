@@ -1,6 +1,9 @@
 package nicdiag
 
 import (
+	"time"
+
+	"github.com/nicdiag/nicdiag/internal/fsroot"
 	"github.com/nicdiag/nicdiag/nicinfo"
 	"github.com/nicdiag/nicdiag/pcie"
 )
@@ -16,6 +19,11 @@ type options struct {
 	ethSet  bool
 	// inventoryOnly skips paths, budgets and queues (WithInventoryOnly).
 	inventoryOnly bool
+	// readBudget is WithReadBudget's; deadline is when the call's reads of
+	// the root end (zero: never), set by buildOptions.
+	readBudget    time.Duration
+	readBudgetSet bool
+	deadline      time.Time
 }
 
 // WithRoot reads a snapshot directory instead of the live host ("" or "/").
@@ -41,6 +49,22 @@ func WithEthtool(src nicinfo.EthtoolSource) Option {
 	return func(o *options) { o.ethtool, o.ethSet = src, true }
 }
 
+// ErrReadBudget is wrapped by the errors of the reads a spent read budget
+// stopped (see WithReadBudget); errors.Is(err, context.DeadlineExceeded)
+// also holds for it.
+var ErrReadBudget = fsroot.ErrBudget
+
+// WithReadBudget bounds the time one call spends reading a root's files:
+// once d has passed since the call began, every read of the inventory left
+// fails at once with an error wrapping ErrReadBudget, so that a huge or
+// hostile snapshot cannot hold the caller. A snapshot root has
+// nicinfo.DefaultReadBudget unless this says otherwise; the live host has
+// none. d <= 0 means no budget. (The PCIe paths and the queue maps read
+// by their own roots and are not bounded by it yet.)
+func WithReadBudget(d time.Duration) Option {
+	return func(o *options) { o.readBudget, o.readBudgetSet = d, true }
+}
+
 func buildOptions(opts []Option) options {
 	var o options
 	for _, f := range opts {
@@ -48,11 +72,18 @@ func buildOptions(opts []Option) options {
 			f(&o)
 		}
 	}
+	switch {
+	case o.readBudgetSet && o.readBudget > 0:
+		o.deadline = time.Now().Add(o.readBudget)
+	case !o.readBudgetSet && !fsroot.New(o.root).Live():
+		o.deadline = time.Now().Add(nicinfo.DefaultReadBudget)
+	}
 	return o
 }
 
 func (o options) nicinfo() []nicinfo.Option {
-	out := []nicinfo.Option{nicinfo.WithRoot(o.root)}
+	// One deadline for every nicinfo call of the Inspect, Check or Explain.
+	out := []nicinfo.Option{nicinfo.WithRoot(o.root), nicinfo.WithReadDeadline(o.deadline)}
 	if o.pciIDs != "" {
 		out = append(out, nicinfo.WithPCIIDs(o.pciIDs))
 	}

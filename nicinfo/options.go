@@ -1,6 +1,10 @@
 package nicinfo
 
-import "github.com/nicdiag/nicdiag/internal/fsroot"
+import (
+	"time"
+
+	"github.com/nicdiag/nicdiag/internal/fsroot"
+)
 
 // Option configures List and Get.
 type Option func(*options)
@@ -11,12 +15,65 @@ type options struct {
 	ethtool    EthtoolSource
 	ethtoolSet bool
 	netlink    bool
+	// deadline ends the call's reads of the root (WithReadBudget,
+	// WithReadDeadline); without one a snapshot gets DefaultReadBudget.
+	deadline    time.Time
+	deadlineSet bool
 }
+
+// DefaultReadBudget is how long one call may spend reading a snapshot root
+// unless WithReadBudget or WithReadDeadline says otherwise. The live host
+// has no budget by default.
+const DefaultReadBudget = 30 * time.Second
+
+// ErrReadBudget is wrapped by the errors of the reads a spent budget stopped
+// (see WithReadBudget): the call fails with it when nothing could be listed,
+// and names it in Missing when it stopped part way. errors.Is(err,
+// context.DeadlineExceeded) also holds for it.
+var ErrReadBudget = fsroot.ErrBudget
 
 // WithRoot reads the kernel trees under dir (an unpacked snapshot) instead of
 // the live host. "" and "/" mean the live host.
 func WithRoot(dir string) Option {
-	return func(o *options) { o.root = fsroot.New(dir) }
+	return func(o *options) {
+		o.root = fsroot.New(dir)
+		o.applyDeadline()
+	}
+}
+
+// WithReadBudget bounds the time a call spends reading the root: once d has
+// passed since the call began, every read left fails at once with an error
+// wrapping ErrReadBudget. d <= 0 means no budget, on a snapshot too (see
+// DefaultReadBudget).
+func WithReadBudget(d time.Duration) Option {
+	return func(o *options) {
+		o.deadline, o.deadlineSet = time.Time{}, true
+		if d > 0 {
+			o.deadline = time.Now().Add(d)
+		}
+		o.applyDeadline()
+	}
+}
+
+// WithReadDeadline is WithReadBudget with the end given as a time, for
+// calls that share one budget; the zero time means no budget.
+func WithReadDeadline(t time.Time) Option {
+	return func(o *options) {
+		o.deadline, o.deadlineSet = t, true
+		o.applyDeadline()
+	}
+}
+
+// applyDeadline gives the root its deadline, whichever of WithRoot and
+// WithReadBudget came first: the one set, else DefaultReadBudget for a
+// snapshot.
+func (o *options) applyDeadline() {
+	switch {
+	case o.deadlineSet:
+		o.root = o.root.WithDeadline(o.deadline)
+	case !o.root.Live():
+		o.root = o.root.WithBudget(DefaultReadBudget)
+	}
 }
 
 // WithPCIIDs names the pci.ids file (plain or .gz) to take names from. By
@@ -51,7 +108,7 @@ func buildOptions(opts []Option) options {
 		if o.root.Live() {
 			o.ethtool = LiveEthtool()
 		} else {
-			o.ethtool = EthtoolFiles(o.root.Dir())
+			o.ethtool = fileEthtool{root: o.root} // the same root, deadline and all
 		}
 	}
 	return o

@@ -1,0 +1,50 @@
+package nicdiag
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/nicdiag/nicdiag/nicinfo"
+)
+
+// A spent read budget fails Inspect and Check at once with the named error
+// (also context.DeadlineExceeded) instead of reading on; the default
+// budget leaves a snapshot's result as it was.
+func TestReadBudget(t *testing.T) {
+	root := scaleTree(t, 64)
+	ctx := context.Background()
+	start := time.Now()
+	if h, err := Inspect(ctx, WithRoot(root), WithReadBudget(time.Nanosecond)); !errors.Is(err, ErrReadBudget) ||
+		!errors.Is(err, context.DeadlineExceeded) || h != nil {
+		t.Errorf("Inspect = %v, %v; want ErrReadBudget", h, err)
+	}
+	if r, err := Check(ctx, WithRoot(root), WithReadBudget(time.Nanosecond)); !errors.Is(err, ErrReadBudget) || r != nil {
+		t.Errorf("Check = %v, %v; want ErrReadBudget", r, err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("spent budgets took %v", d)
+	}
+	for _, opts := range [][]Option{{WithRoot(root)}, {WithRoot(root), WithReadBudget(0)}, {WithRoot(root), WithReadBudget(time.Hour)}} {
+		h, err := Inspect(ctx, append(opts, WithPCIIDs("/nonexistent"))...)
+		if err != nil || len(h.Selected) != 64 {
+			t.Fatalf("Inspect = %v, %v", h, err)
+		}
+	}
+}
+
+// A snapshot root gets one deadline, nicinfo.DefaultReadBudget from the
+// call's start, for all its nicinfo calls; the live host none.
+func TestReadBudgetDefault(t *testing.T) {
+	before := time.Now()
+	o := buildOptions([]Option{WithRoot(t.TempDir())})
+	if o.deadline.Before(before.Add(nicinfo.DefaultReadBudget)) || o.deadline.After(time.Now().Add(nicinfo.DefaultReadBudget)) {
+		t.Errorf("deadline %v; want %v from now", o.deadline, nicinfo.DefaultReadBudget)
+	}
+	for _, opts := range [][]Option{{WithRoot("/")}, {WithRoot("")}, {WithRoot(t.TempDir()), WithReadBudget(0)}} {
+		if o := buildOptions(opts); !o.deadline.IsZero() {
+			t.Errorf("deadline %v; want none", o.deadline)
+		}
+	}
+}
