@@ -63,8 +63,9 @@ func (s *Sampler) readKHz(cpu int, file string) int64 {
 	return v
 }
 
-// readClocks reads scaling_cur_freq of the clock CPUs into r. A CPU
-// without it (no cpufreq: most VMs) is not asked again.
+// readClocks reads scaling_cur_freq of the clock CPUs into r, keeping the
+// files open (as many as CPUs were ever among the busiest). A CPU without
+// it (no cpufreq: most VMs) is not asked again.
 func (s *Sampler) readClocks(r *reading) {
 	if r.khz == nil {
 		r.khz = map[int]int64{}
@@ -74,9 +75,17 @@ func (s *Sampler) readClocks(r *reading) {
 		if s.noClock[c] {
 			continue
 		}
-		if v := s.readKHz(c, "scaling_cur_freq"); v > 0 {
+		k := s.clockFiles.get(c, func() string {
+			return "/sys/devices/system/cpu/cpu" + strconv.Itoa(c) + "/cpufreq/scaling_cur_freq"
+		}, true)
+		var v int64
+		var err error
+		if v, s.clockBuf, err = readIntAttr(s.o.root, k, s.clockBuf); err == nil && v > 0 {
 			r.khz[c] = v
-		} else if len(s.noClock) < maxCPUsKnown {
+			continue
+		}
+		k.close()
+		if len(s.noClock) < maxCPUsKnown {
 			if s.noClock == nil {
 				s.noClock = map[int]bool{}
 			}
@@ -85,17 +94,22 @@ func (s *Sampler) readClocks(r *reading) {
 	}
 }
 
-// clockRates sets the clock of the CPUs read at reading b, and picks
-// those the next reading reads.
+// clockRates sets the clock of the CPUs read at reading b (reusing the
+// pointers cpus hold) and clears it elsewhere, and picks those the next
+// reading reads.
 func (s *Sampler) clockRates(b *reading, cpus []CPURate) {
 	for i := range cpus {
-		if v, ok := b.khz[cpus[i].CPU]; ok {
-			mhz := float64(v) / 1000
-			cpus[i].MHz = &mhz
-			if m := s.maxClock(cpus[i].CPU); m > 0 {
-				max := float64(m) / 1000
-				cpus[i].MaxMHz = &max
-			}
+		c := &cpus[i]
+		v, ok := b.khz[c.CPU]
+		if !ok {
+			c.MHz, c.MaxMHz = nil, nil
+			continue
+		}
+		c.MHz = s.putF(c.MHz, float64(v)/1000)
+		if m := s.maxClock(c.CPU); m > 0 {
+			c.MaxMHz = s.putF(c.MaxMHz, float64(m)/1000)
+		} else {
+			c.MaxMHz = nil
 		}
 	}
 	s.pickClockCPUs(cpus)

@@ -7,13 +7,20 @@
 //
 // /proc/interrupts is parsed by hand (ParseInterrupts): the header names the
 // CPU of each column, so offline CPUs never shift counts, and there is no
-// 1 MiB limit. /proc/stat, /proc/softirqs and /proc/net/softnet_stat are
-// parsed by hand too, into buffers and maps reused from one reading to the
-// next, with their columns keyed by CPU id (github.com/prometheus/procfs,
-// which the sampler used before, is their test oracle). The
-// tasks of a watched process tree (Sampler.Watch) are read by hand from
-// /proc/PID/task/TID/stat and children; the link and AER counters of PCI
-// functions (WithPCIe) with package pcie's parsers.
+// 1 MiB limit; it is read in chunks, so memory follows the counts kept, not
+// the file (ErrTooLarge caps them). /proc/stat, /proc/softirqs and
+// /proc/net/softnet_stat are parsed by hand too, into buffers and slices
+// reused from one reading to the next, with their columns keyed by CPU id
+// (github.com/prometheus/procfs, which the sampler used before, is their
+// test oracle). The tasks of a watched process tree (Sampler.Watch) are
+// read by hand from /proc/PID/task/TID/stat and children; the link and AER
+// counters of PCI functions (WithPCIe) with package pcie's parsers.
+//
+// A Sampler keeps the files it reads open and reads them again from offset
+// 0 at each reading (procfs and sysfs regenerate them), parses only its
+// NICs' rows of /proc/interrupts in full, and with NextInto reuses the
+// Sample it fills: a steady-state sample allocates nothing
+// (BenchmarkSample).
 //
 // Everything reads under a root directory (WithRoot), so a snapshot of
 // another host works like the live one; the packet counters of NICs in

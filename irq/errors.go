@@ -34,3 +34,9 @@ func (e *ParseError) Unwrap() error { return e.Err }
 func (e *ParseError) Is(target error) bool { return target == ErrMalformed }
 
 func errf(format string, args ...any) error { return fmt.Errorf(format, args...) }
+
+// ErrTooLarge is wrapped by the error for a /proc/interrupts beyond what
+// one parse keeps: more than 16 Mi counts (128 MiB: 8192 CPUs × 2048
+// rows), 256 Ki rows, or a line over 1 MiB. Such a file is refused, not
+// truncated.
+var ErrTooLarge = errors.New("too large")

@@ -2,6 +2,7 @@ package irq
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -12,37 +13,48 @@ import (
 // to ncpu columns and nirq MSI-X vectors of 16-queue NICs named
 // ethK-TxRx-Q; counts are synthetic (genCount), not measured.
 func genInterrupts(ncpu, nirq int) []byte {
-	var b strings.Builder
-	b.WriteString("      ")
+	b := make([]byte, 0, (nirq+8)*(11*ncpu+64))
+	b = append(b, "      "...)
 	for c := 0; c < ncpu; c++ {
-		fmt.Fprintf(&b, "%-11s", fmt.Sprintf("CPU%d", c))
-	}
-	b.WriteString("\n")
-	for i := 0; i < 3; i++ {
-		fmt.Fprintf(&b, "%4d: ", 24+i-3)
-		for c := 0; c < ncpu; c++ {
-			fmt.Fprintf(&b, "%10d ", (i+c)%3)
+		n := len(b)
+		b = strconv.AppendInt(append(b, "CPU"...), int64(c), 10)
+		for range 11 - (len(b) - n) { // %-11s
+			b = append(b, ' ')
 		}
-		fmt.Fprintf(&b, " IO-APIC   %d-edge      ACPI:Ged\n", 5+i)
+	}
+	b = append(b, '\n')
+	row := func(label string, width int, count func(c int) uint64) {
+		b = padInt(b, label, width)
+		b = append(b, ": "...)
+		for c := 0; c < ncpu; c++ {
+			b = padInt(b, strconv.FormatUint(count(c), 10), 10)
+			b = append(b, ' ')
+		}
+	}
+	for i := 0; i < 3; i++ {
+		row(strconv.Itoa(24+i-3), 4, func(c int) uint64 { return uint64((i + c) % 3) })
+		b = fmt.Appendf(b, " IO-APIC   %d-edge      ACPI:Ged\n", 5+i)
 	}
 	for i := 0; i < nirq; i++ {
 		nic, q := i/16, i%16
-		fmt.Fprintf(&b, "%4d: ", 24+i)
-		for c := 0; c < ncpu; c++ {
-			fmt.Fprintf(&b, "%10d ", genCount(i, c))
-		}
-		fmt.Fprintf(&b, "PCI-MSIX-0000:%02x:00.%d  %2d-edge      eth%d-TxRx-%d\n", 1+nic/4, nic%4, q, nic, q)
+		row(strconv.Itoa(24+i), 4, func(c int) uint64 { return genCount(i, c) })
+		b = fmt.Appendf(b, "PCI-MSIX-0000:%02x:00.%d  %2d-edge      eth%d-TxRx-%d\n", 1+nic/4, nic%4, q, nic, q)
 	}
 	for _, n := range []string{"NMI:Non-maskable interrupts", "LOC:Local timer interrupts", "RES:Rescheduling interrupts"} {
 		name, desc, _ := strings.Cut(n, ":")
-		fmt.Fprintf(&b, "%4s: ", name)
-		for c := 0; c < ncpu; c++ {
-			fmt.Fprintf(&b, "%10d ", c*7)
-		}
-		fmt.Fprintf(&b, "  %s\n", desc)
+		row(name, 4, func(c int) uint64 { return uint64(c * 7) })
+		b = fmt.Appendf(b, "  %s\n", desc)
 	}
-	b.WriteString(" ERR:          0\n MIS:          0\n")
-	return []byte(b.String())
+	b = append(b, " ERR:          0\n MIS:          0\n"...)
+	return b
+}
+
+// padInt appends s right-aligned in width columns (%*s).
+func padInt(b []byte, s string, width int) []byte {
+	for i := len(s); i < width; i++ {
+		b = append(b, ' ')
+	}
+	return append(b, s...)
 }
 
 // genCount: mostly zeros (as on a real host), the queue's own CPU busy.

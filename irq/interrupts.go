@@ -2,6 +2,10 @@ package irq
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -21,7 +25,60 @@ type Interrupts struct {
 	// Lines holds one entry per row, in file order.
 	Lines []Line
 
-	counts []uint64 // row i is counts[i*len(CPUs) : (i+1)*len(CPUs)]
+	// counts holds the rows' counts: row i's are counts.row(i) when
+	// rowOff is nil, else counts.row(rowOff[i]) (-1: not kept; a Sampler
+	// keeps its NICs' rows only).
+	counts countStore
+	rowOff []int32
+}
+
+// countStore holds rows of counts (uint64s, width a row) in blocks of
+// blockRows rows: it grows without copying what it holds, so a parse's
+// memory is the counts it keeps.
+type countStore struct {
+	blocks [][]uint64
+	width  int
+	n      int // rows held
+}
+
+const blockRows = 64
+
+// reset empties the store for rows of width counts, keeping its blocks
+// when the width is the same.
+func (c *countStore) reset(width int) {
+	if width != c.width {
+		c.blocks, c.width = nil, width
+	}
+	c.n = 0
+}
+
+// add appends a row of zeros and returns it.
+func (c *countStore) add() []uint64 {
+	b := c.n / blockRows
+	if b == len(c.blocks) {
+		c.blocks = append(c.blocks, make([]uint64, blockRows*c.width))
+	}
+	i := c.n % blockRows * c.width
+	r := c.blocks[b][i : i+c.width : i+c.width]
+	clear(r)
+	c.n++
+	return r
+}
+
+// row returns row k.
+func (c *countStore) row(k int) []uint64 {
+	i := k % blockRows * c.width
+	return c.blocks[k/blockRows][i : i+c.width : i+c.width]
+}
+
+// trim lets go of the blocks past those holding rows (a large parse's,
+// once the next needs fewer).
+func (c *countStore) trim() {
+	used := (c.n + blockRows - 1) / blockRows
+	if len(c.blocks) > used {
+		clear(c.blocks[used:])
+		c.blocks = c.blocks[:used]
+	}
 }
 
 // Line is one row of /proc/interrupts.
@@ -47,13 +104,24 @@ type Line struct {
 	Columns int
 
 	tail string // the raw text after the counts, to detect layout changes
+	// Where the row's text lies, for checking a later reading's row
+	// against it without parsing its counts: the line's length, its colon
+	// and the start of tail (the line's length when tail is empty).
+	rawLen, colon, tailOff int32
 }
 
 // Counts returns the per-column counts of row i; it aliases the Interrupts'
-// storage and is valid until the next parse into it.
+// storage and is valid until the next parse into it. It is nil for a row
+// whose counts a Sampler did not keep (never in a parse of ParseInterrupts
+// or ReadInterrupts).
 func (x *Interrupts) Counts(i int) []uint64 {
-	n := len(x.CPUs)
-	return x.counts[i*n : (i+1)*n]
+	k := i
+	if x.rowOff != nil {
+		if k = int(x.rowOff[i]); k < 0 {
+			return nil
+		}
+	}
+	return x.counts.row(k)
 }
 
 // Total returns the sum over all columns of row i.
@@ -101,64 +169,156 @@ func (l *Line) ActionNames() []string {
 }
 
 // ParseInterrupts parses the contents of /proc/interrupts into x, reusing
-// x's storage. On error x holds no rows.
+// x's storage. On error x holds no rows. The counts kept are bounded (see
+// ErrTooLarge).
 func ParseInterrupts(b []byte, x *Interrupts) error {
-	x.Lines = x.Lines[:0]
-	x.counts = x.counts[:0]
-	nl := bytes.IndexByte(b, '\n')
-	if nl < 0 {
-		nl = len(b)
+	lr := lineReader{buf: b, w: len(b), eof: true}
+	return parseInterrupts(&lr, x, keepAll, nil, nil)
+}
+
+// parseMode says which rows' counts a parse keeps.
+type parseMode uint8
+
+const (
+	keepAll  parseMode = iota // every row's, row after row (rowOff nil)
+	keepNone                  // none: the layout alone (rowOff -1)
+	keepSome                  // those keep marks, the file checked against a layout
+)
+
+// Caps on one parse: beyond them it fails with an error wrapping
+// ErrTooLarge. maxCounts bounds the counts kept (8 bytes each: 128 MiB),
+// maxRows the rows (a few hundred bytes each with their strings), maxLine
+// one line (a row of 8192 CPUs is under 200 KiB).
+const (
+	maxCounts = 1 << 24
+	maxRows   = 1 << 18
+	maxLine   = 1 << 20
+)
+
+// errLayout says a row of a reading parsed against a layout (a Sampler's
+// steady state) is not that layout's: the reading is parsed again in full.
+var errLayout = errors.New("/proc/interrupts layout changed")
+
+// parseInterrupts parses the lines of lr into x, reusing x's storage; on
+// error x holds no rows.
+//
+// keepSome parses against ref, the layout of an earlier parse: the file
+// must have ref's layout (its CPU header, and row after row the same label
+// and tail: chip, hwirq, trigger, actions), else errLayout. Only the rows
+// keep marks (by row) have their counts parsed and kept; each other row is
+// checked by its length, label and tail alone: text between its label and
+// its tail that is not a run of counts goes unnoticed, where its counts
+// are not read.
+func parseInterrupts(lr *lineReader, x *Interrupts, mode parseMode, ref *Interrupts, keep []bool) error {
+	err := parseRows(lr, x, mode, ref, keep)
+	if err != nil {
+		x.Lines = x.Lines[:0]
+		x.counts.n = 0
+		x.rowOff = x.rowOff[:0]
+		return err
 	}
-	cpus, err := parseCPUHeader(b[:nl], x.CPUs[:0])
+	x.counts.trim()
+	return nil
+}
+
+func parseRows(lr *lineReader, x *Interrupts, mode parseMode, ref *Interrupts, keep []bool) error {
+	x.Lines = x.Lines[:0]
+	x.counts.n = 0
+	x.rowOff = x.rowOff[:0]
+	hdr, _, err := lr.next()
+	if err != nil {
+		return err
+	}
+	cpus, err := parseCPUHeader(hdr, x.CPUs[:0])
 	x.CPUs = cpus
 	if err != nil {
 		return &ParseError{File: interruptsFile, Line: 1, Err: err}
 	}
 	ncpu := len(cpus)
+	x.counts.reset(ncpu)
+	against := mode == keepSome // a steady reading, checked row by row
+	if against && !slices.Equal(cpus, ref.CPUs) {
+		return errLayout
+	}
 	old := x.Lines[:cap(x.Lines)] // previous rows, for reusing strings
-	lineNo := 1
-	for p := nl + 1; p < len(b); {
-		lineNo++
-		e := bytes.IndexByte(b[p:], '\n')
-		if e < 0 {
-			e = len(b)
-		} else {
-			e += p
+	for {
+		line, ok, err := lr.next()
+		if err != nil {
+			return err
 		}
-		line := b[p:e]
-		p = e + 1
+		if !ok {
+			break
+		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue // a blank line separates arch rows on some kernels
 		}
 		n := len(x.Lines)
-		start := len(x.counts)
-		x.counts = growCounts(x.counts, ncpu)
+		if n >= maxRows {
+			return fmt.Errorf("%s: %w: over %d rows", interruptsFile, ErrTooLarge, maxRows)
+		}
 		var prev *Line
-		if n < len(old) {
+		switch {
+		case against:
+			if n >= len(ref.Lines) {
+				return errLayout
+			}
+			prev = &ref.Lines[n]
+			if !keep[n] {
+				if !prev.sameText(line) {
+					return errLayout
+				}
+				x.Lines = append(x.Lines, *prev)
+				x.rowOff = append(x.rowOff, -1)
+				continue
+			}
+		case n < len(old):
 			prev = &old[n]
 		}
-		l, err := parseRow(line, x.counts[start:start+ncpu], prev)
+		k := x.counts.n
+		if (k+1)*ncpu > lr.maxCounts() {
+			return fmt.Errorf("%s: %w: over %d counts (%d CPUs)", interruptsFile, ErrTooLarge, lr.maxCounts(), ncpu)
+		}
+		l, err := parseRow(line, x.counts.add(), prev)
 		if err != nil {
-			x.Lines = x.Lines[:0]
-			x.counts = x.counts[:0]
-			return &ParseError{File: interruptsFile, Line: lineNo, Err: err}
+			return &ParseError{File: interruptsFile, Line: lr.line, Err: err}
+		}
+		if against && (l.Name != prev.Name || l.tail != prev.tail) {
+			return errLayout
+		}
+		switch mode {
+		case keepNone: // the counts were scratch
+			x.counts.n--
+			x.rowOff = append(x.rowOff, -1)
+		case keepSome:
+			x.rowOff = append(x.rowOff, int32(k))
 		}
 		x.Lines = append(x.Lines, l)
+	}
+	if against && len(x.Lines) != len(ref.Lines) {
+		return errLayout
+	}
+	if mode == keepAll {
+		x.rowOff = nil
+	} else if x.rowOff == nil {
+		x.rowOff = []int32{} // no rows, none kept
 	}
 	return nil
 }
 
-// growCounts extends c by n zeroed entries, reusing capacity.
-func growCounts(c []uint64, n int) []uint64 {
-	l := len(c)
-	if cap(c)-l < n {
-		nc := make([]uint64, l, 2*cap(c)+n)
-		copy(nc, c)
-		c = nc
+// sameText reports whether line has l's length, label and tail where l
+// had them: the row of the same IRQ, chip and actions, its counts unread.
+func (l *Line) sameText(line []byte) bool {
+	if len(line) != int(l.rawLen) || int(l.colon) >= len(line) || line[l.colon] != ':' {
+		return false
 	}
-	c = c[:l+n]
-	clear(c[l:])
-	return c
+	if string(bytes.TrimSpace(line[:l.colon])) != l.Name {
+		return false
+	}
+	end := int(l.tailOff) + len(l.tail)
+	if end > len(line) || string(line[l.tailOff:end]) != l.tail {
+		return false
+	}
+	return len(bytes.TrimSpace(line[end:])) == 0
 }
 
 // parseRow parses one row into counts; prev, when it has the same name and
@@ -171,6 +331,9 @@ func parseRow(line []byte, counts []uint64, prev *Line) (Line, error) {
 	name := bytes.TrimSpace(line[:colon])
 	if len(name) == 0 || bytes.ContainsAny(name, " \t") {
 		return Line{}, errf("bad row label %q", clip(line[:colon]))
+	}
+	if len(line) > math.MaxInt32 {
+		return Line{}, errf("row %q too long", clip(name))
 	}
 	var l Line
 	if prev != nil && prev.Name == string(name) {
@@ -192,6 +355,10 @@ func parseRow(line []byte, counts []uint64, prev *Line) (Line, error) {
 	}
 	l.Columns = col
 	tail := bytes.TrimSpace(rest[i:])
+	l.rawLen, l.colon, l.tailOff = int32(len(line)), int32(colon), int32(len(line))
+	if len(tail) > 0 {
+		l.tailOff = int32(colon + 1 + i + cap(rest[i:]) - cap(tail))
+	}
 	if prev != nil && prev.Name == l.Name && prev.tail == string(tail) {
 		l.tail, l.Chip, l.HWIRQ, l.Trigger, l.Actions = prev.tail, prev.Chip, prev.HWIRQ, prev.Trigger, prev.Actions
 		return l, nil

@@ -1,10 +1,14 @@
 package irq
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
+	"strconv"
 
 	"github.com/nicdiag/nicdiag/internal/fsroot"
+	"github.com/nicdiag/nicdiag/internal/text"
 )
 
 // linkCounters are an interface's packet and byte counters since it came up.
@@ -35,38 +39,86 @@ type linkStatser interface {
 }
 
 // sysfsStats reads /sys/class/net/IFACE/statistics under the root (on the
-// live host it sees the network namespace sysfs was mounted in), into buf,
-// reused: it is not safe for concurrent use.
+// live host it sees the network namespace sysfs was mounted in), keeping
+// each interface's files open (kfile) and reading them into buf, reused:
+// it is not safe for concurrent use. close closes the files.
 type sysfsStats struct {
-	r   fsroot.Root
-	buf []byte
+	r      fsroot.Root
+	w      *fileWatch // of the files held off sysfs (a snapshot's)
+	buf    []byte
+	ifaces map[string]*[len(linkStatFiles)]kfile
+}
+
+// linkStatFiles are the files of linkCounters, in its field order; has is
+// 0 for the required ones.
+var linkStatFiles = [...]struct {
+	name string
+	has  linkHas
+}{
+	{"rx_packets", 0}, {"tx_packets", 0}, {"rx_bytes", 0}, {"tx_bytes", 0}, {"rx_dropped", 0},
+	{"rx_missed_errors", hasRXMissedErrors}, {"rx_fifo_errors", hasRXFIFOErrors},
+	{"rx_over_errors", hasRXOverErrors}, {"tx_dropped", hasTXDropped},
 }
 
 func (s *sysfsStats) counters(iface string) (linkCounters, error) {
+	files := s.ifaces[iface]
+	if files == nil {
+		files = new([len(linkStatFiles)]kfile)
+		dir := "/sys/class/net/" + iface + "/statistics/"
+		for i, f := range linkStatFiles {
+			files[i] = kfile{path: dir + f.name, once: true, w: s.w}
+		}
+		if s.ifaces == nil {
+			s.ifaces = map[string]*[len(linkStatFiles)]kfile{}
+		}
+		s.ifaces[iface] = files
+	}
 	var c linkCounters
-	dir := "/sys/class/net/" + iface + "/statistics/"
-	for _, f := range []struct {
-		name string
-		dst  *uint64
-		has  linkHas // 0: required
-	}{
-		{"rx_packets", &c.RXPackets, 0}, {"tx_packets", &c.TXPackets, 0},
-		{"rx_bytes", &c.RXBytes, 0}, {"tx_bytes", &c.TXBytes, 0}, {"rx_dropped", &c.RXDropped, 0},
-		{"rx_missed_errors", &c.RXMissedErrors, hasRXMissedErrors}, {"rx_fifo_errors", &c.RXFIFOErrors, hasRXFIFOErrors},
-		{"rx_over_errors", &c.RXOverErrors, hasRXOverErrors}, {"tx_dropped", &c.TXDropped, hasTXDropped},
-	} {
+	dst := [len(linkStatFiles)]*uint64{&c.RXPackets, &c.TXPackets, &c.RXBytes, &c.TXBytes, &c.RXDropped,
+		&c.RXMissedErrors, &c.RXFIFOErrors, &c.RXOverErrors, &c.TXDropped}
+	for i, f := range linkStatFiles {
 		var v int64
 		var err error
-		if v, s.buf, err = s.r.ReadIntInto(dir+f.name, s.buf); err != nil {
+		if v, s.buf, err = readIntAttr(s.r, &files[i], s.buf); err != nil {
 			if f.has != 0 && errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
 			return c, err
 		}
-		*f.dst = uint64(v)
+		*dst[i] = uint64(v)
 		c.Has |= f.has
 	}
 	return c, nil
+}
+
+// close closes the files it keeps open.
+func (s *sysfsStats) close() {
+	for _, files := range s.ifaces {
+		for i := range files {
+			files[i].close()
+		}
+	}
+}
+
+// readIntAttr reads the integer attribute held in k (Root.ReadInt's
+// syntax: decimal, or with a base prefix, and a sign) into buf's storage,
+// and returns the buffer for the next call.
+func readIntAttr(r fsroot.Root, k *kfile, buf []byte) (int64, []byte, error) {
+	buf, err := k.read(r, buf, maxSysfsFile)
+	if err != nil {
+		return 0, buf, err
+	}
+	b := bytes.TrimSpace(buf)
+	if len(b) > 0 && len(b) <= 18 && (b[0] != '0' || len(b) == 1) {
+		if v, ok := text.Uint(b); ok {
+			return int64(v), buf, nil
+		}
+	}
+	v, err := strconv.ParseInt(string(b), 0, 64)
+	if err != nil {
+		return 0, buf, &fs.PathError{Op: "parse", Path: r.Path(k.path), Err: fmt.Errorf("not an integer: %q", text.Clip(string(b)))}
+	}
+	return v, buf, nil
 }
 
 // netlinkStats reads 64-bit counters over netlink in the network namespace

@@ -2,7 +2,6 @@ package irq
 
 import (
 	"cmp"
-	"maps"
 	"slices"
 	"strings"
 
@@ -30,25 +29,57 @@ const (
 	lossEthtoolNL = "ethtool-nl:"
 )
 
+// lossEntry is one loss counter at a reading, by LossRate.Name.
+type lossEntry struct {
+	name string
+	lossCounter
+}
+
+// lossList is a NIC's loss counters at a reading, in lossRates' order
+// once sorted (compareLoss), one per name.
+type lossList []lossEntry
+
+// addMap appends m's counters.
+func (l *lossList) addMap(m lossCounters) {
+	for name, c := range m {
+		*l = append(*l, lossEntry{name, c})
+	}
+}
+
+// sort puts l in lossRates' order; of two counters of one name the one
+// added last stays.
+func (l *lossList) sort() {
+	s := *l
+	slices.SortStableFunc(s, func(a, b lossEntry) int { return compareLossName(a.name, b.name) })
+	out := s[:0]
+	for i, e := range s {
+		if i+1 < len(s) && s[i+1].name == e.name {
+			continue
+		}
+		out = append(out, e)
+	}
+	*l = out
+}
+
 // linkLosses adds the loss counters among an interface's statistics to dst:
 // rx_dropped always, the others where they were read. They are named sysfs:
 // also when read over netlink: both report the kernel's one set of
 // interface counters (dev_get_stats).
-func linkLosses(c linkCounters, dst lossCounters) {
-	dst[lossSysfs+"rx_dropped"] = lossCounter{LossDropped, c.RXDropped}
+func linkLosses(c linkCounters, dst *lossList) {
+	*dst = append(*dst, lossEntry{lossSysfs + "rx_dropped", lossCounter{LossDropped, c.RXDropped}})
 	for _, f := range [...]struct {
 		name  string
 		has   linkHas
 		class LossClass
 		v     uint64
 	}{
-		{"rx_missed_errors", hasRXMissedErrors, LossNIC, c.RXMissedErrors},
-		{"rx_fifo_errors", hasRXFIFOErrors, LossNIC, c.RXFIFOErrors},
-		{"rx_over_errors", hasRXOverErrors, LossNIC, c.RXOverErrors},
-		{"tx_dropped", hasTXDropped, LossTX, c.TXDropped},
+		{lossSysfs + "rx_missed_errors", hasRXMissedErrors, LossNIC, c.RXMissedErrors},
+		{lossSysfs + "rx_fifo_errors", hasRXFIFOErrors, LossNIC, c.RXFIFOErrors},
+		{lossSysfs + "rx_over_errors", hasRXOverErrors, LossNIC, c.RXOverErrors},
+		{lossSysfs + "tx_dropped", hasTXDropped, LossTX, c.TXDropped},
 	} {
 		if c.Has&f.has != 0 {
-			dst[lossSysfs+f.name] = lossCounter{f.class, f.v}
+			*dst = append(*dst, lossEntry{f.name, lossCounter{f.class, f.v}})
 		}
 	}
 }
@@ -100,52 +131,55 @@ func (s ethtoolLossStats) losses(iface string) (lossCounters, error) {
 // pause statistics over ethtool netlink (one PAUSE_GET per NIC). A loss
 // source that fails is named in r.missing.
 func (s *Sampler) readLosses(r *reading) {
-	if r.losses == nil {
-		r.losses = make(map[string]lossCounters, len(s.nics))
-	}
-	clear(r.losses)
-	for _, n := range s.nics {
-		m := lossCounters{}
-		if c, ok := r.links[n.Name]; ok {
-			linkLosses(c, m)
+	for i, n := range s.nics {
+		nr := &r.nics[i]
+		m := nr.losses[:0]
+		if nr.linkErr == nil {
+			linkLosses(nr.link, &m)
 		}
-		q, ok := r.queues[n.Name]
-		maps.Copy(m, q.Losses)
-		if s.o.lossStats != nil && !(ok && q.Ethtool) {
+		ok := nr.queueErr == nil && nr.queued
+		m.addMap(nr.queues.Losses)
+		if s.o.lossStats != nil && !(ok && nr.queues.Ethtool) {
 			l, err := s.o.lossStats.losses(n.Name)
 			if err != nil {
 				r.missing = append(r.missing, "ethtool -S "+n.Name+": "+err.Error())
 			}
-			maps.Copy(m, l)
+			m.addMap(l)
 		}
 		if s.o.pauseStats != nil {
 			l, err := s.o.pauseStats.losses(n.Name)
 			if err != nil {
 				r.missing = append(r.missing, "ethtool pause "+n.Name+": "+err.Error())
 			}
-			maps.Copy(m, l)
+			m.addMap(l)
 		}
-		r.losses[n.Name] = m
+		m.sort()
+		nr.losses = m
 	}
 }
 
-// lossRates returns the rate of every loss counter present at both readings,
-// 0 included (a reader must tell "no drops" from "not counted"), sysfs:
-// first, then qstats:, then ethtool:, then ethtool-nl:, each by name. A counter that went
-// down was reset and counts from 0.
-func lossRates(a, b lossCounters, dt float64) []LossRate {
-	var out []LossRate
-	for name, cc := range b {
-		if pc, ok := a[name]; ok {
-			out = append(out, LossRate{Name: name, Class: cc.Class, PerS: float64(delta64(pc.Value, cc.Value)) / dt})
+// lossRates appends to dst the rate of every loss counter present at both
+// readings, 0 included (a reader must tell "no drops" from "not counted"),
+// sysfs: first, then qstats:, then ethtool:, then ethtool-nl:, each by
+// name. A counter that went down was reset and counts from 0. a and b are
+// sorted (lossList.sort).
+func lossRates(a, b lossList, dt float64, dst []LossRate) []LossRate {
+	i := 0
+	for _, cc := range b {
+		for i < len(a) && compareLossName(a[i].name, cc.name) < 0 {
+			i++
+		}
+		if i < len(a) && a[i].name == cc.name {
+			dst = append(dst, LossRate{Name: cc.name, Class: cc.Class, PerS: float64(delta64(a[i].Value, cc.Value)) / dt})
 		}
 	}
-	slices.SortFunc(out, compareLoss)
-	return out
+	return dst
 }
 
-func compareLoss(a, b LossRate) int {
-	return cmp.Or(cmp.Compare(lossSource(a.Name), lossSource(b.Name)), strings.Compare(a.Name, b.Name))
+func compareLoss(a, b LossRate) int { return compareLossName(a.Name, b.Name) }
+
+func compareLossName(a, b string) int {
+	return cmp.Or(cmp.Compare(lossSource(a), lossSource(b)), strings.Compare(a, b))
 }
 
 // lossSource ranks a loss name by its source.

@@ -3,7 +3,6 @@ package irq
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/nicdiag/nicdiag/internal/text"
 )
@@ -68,7 +67,9 @@ func (t *LossTotals) Get(name string) (uint64, bool) {
 // value that no 64-bit counter of the kernel reaches (negative in the file).
 func ReadLossTotals(iface string, driverStats map[string]uint64, opts ...Option) (*LossTotals, error) {
 	o := newOptions(opts)
-	c, err := (&sysfsStats{r: o.root}).counters(iface)
+	st := &sysfsStats{r: o.root}
+	defer st.close()
+	c, err := st.counters(iface)
 	if err != nil {
 		return nil, err
 	}
@@ -77,15 +78,15 @@ func ReadLossTotals(iface string, driverStats map[string]uint64, opts ...Option)
 			return nil, fmt.Errorf("%s statistics: %w: negative counter", text.Clip(iface), ErrMalformed)
 		}
 	}
+	var l lossList
+	linkLosses(c, &l)
 	m := lossCounters{}
-	linkLosses(c, m)
 	ethtoolLosses(driverStats, m)
-	out := &LossTotals{RXPackets: c.RXPackets, Losses: make([]LossTotal, 0, len(m))}
-	for name, l := range m {
-		out.Losses = append(out.Losses, LossTotal{Name: name, Class: l.Class, Value: l.Value})
+	l.addMap(m)
+	l.sort()
+	out := &LossTotals{RXPackets: c.RXPackets, Losses: make([]LossTotal, 0, len(l))}
+	for _, e := range l {
+		out.Losses = append(out.Losses, LossTotal{Name: e.name, Class: e.Class, Value: e.Value})
 	}
-	slices.SortFunc(out.Losses, func(a, b LossTotal) int {
-		return compareLoss(LossRate{Name: a.Name}, LossRate{Name: b.Name})
-	})
 	return out, nil
 }

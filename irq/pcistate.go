@@ -33,104 +33,173 @@ type pciRead struct {
 	err    string
 }
 
-// readPCIe reads every function of WithPCIe into r.pcie, in option order.
-func (s *Sampler) readPCIe(r *reading) {
-	r.pcie = r.pcie[:0]
-	for _, a := range s.o.pcie {
-		r.pcie = append(r.pcie, readPCIFunction(s.o.root, a, &s.fbuf))
+// pciFunc is a function of WithPCIe and its files, kept open between
+// readings.
+type pciFunc struct {
+	addr   string // canonical when it parses, else as given
+	badErr string // why it does not parse
+	dir    string
+	speed  kfile
+	width  kfile
+	aer    [3]kfile
+	// The last link attribute texts and what they parsed to: a link's
+	// speed and width seldom change, and are then not parsed again.
+	speedText, widthText string
+	gts                  float64
+	speedErr             string
+	lanes                int
+	widthErr             string
+}
+
+// newPCIFuncs prepares the functions of WithPCIe, their files watched by
+// w.
+func newPCIFuncs(addrs []string, w *fileWatch) []pciFunc {
+	out := make([]pciFunc, len(addrs))
+	for i, raw := range addrs {
+		a, err := pcie.ParseAddress(raw)
+		if err != nil {
+			out[i] = pciFunc{addr: raw, badErr: err.Error()}
+			continue
+		}
+		dir := "/sys/bus/pci/devices/" + string(a)
+		f := &out[i]
+		*f = pciFunc{addr: string(a), dir: dir,
+			speed: kfile{path: dir + "/current_link_speed", once: true, w: w},
+			width: kfile{path: dir + "/current_link_width", once: true, w: w}}
+		for k, af := range aerFiles {
+			f.aer[k] = kfile{path: dir + "/" + af.file, once: true, w: w}
+		}
+	}
+	return out
+}
+
+// close closes its files.
+func (f *pciFunc) close() {
+	f.speed.close()
+	f.width.close()
+	for k := range f.aer {
+		f.aer[k].close()
 	}
 }
 
-// readPCIFunction reads the current link speed and width of the PCI
-// function at address raw and the totals of its AER statistics files. Files
-// that are absent leave their values unset (a conventional PCI function has
-// no link files; one without the AER capability no AER files); a function
-// that is gone, or files that cannot be read or parsed, are named in err.
-// The files are read into *buf, reused.
-func readPCIFunction(root fsroot.Root, raw string, buf *[]byte) pciRead {
-	a, err := pcie.ParseAddress(raw)
-	if err != nil {
-		return pciRead{addr: raw, err: err.Error()}
+// readPCIe reads every function of WithPCIe into r.pcie, in option order.
+func (s *Sampler) readPCIe(r *reading) {
+	r.pcie = r.pcie[:0]
+	for i := range s.pci {
+		r.pcie = append(r.pcie, s.pci[i].read(s.o.root, &s.fbuf))
 	}
-	out := pciRead{addr: string(a)}
-	dir := "/sys/bus/pci/devices/" + out.addr
+}
+
+// read reads the current link speed and width of the function and the
+// totals of its AER statistics files. Files that are absent leave their
+// values unset (a conventional PCI function has no link files; one without
+// the AER capability no AER files); a function that is gone, or files that
+// cannot be read or parsed, are named in err. The files are read into
+// *buf, reused.
+func (f *pciFunc) read(root fsroot.Root, buf *[]byte) pciRead {
+	if f.badErr != "" {
+		return pciRead{addr: f.addr, err: f.badErr}
+	}
+	out := pciRead{addr: f.addr}
 	var errs []string
-	attr := func(name string) (string, error) {
+	attr := func(k *kfile, name string) ([]byte, error) {
 		var err error
-		if *buf, err = root.ReadInto(dir+"/"+name, *buf, maxSysfsFile); err != nil {
+		if *buf, err = k.read(root, *buf, maxSysfsFile); err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				errs = append(errs, name+": "+err.Error())
 			}
-			return "", err
+			return nil, err
 		}
-		return string(bytes.TrimSpace(*buf)), nil
+		return bytes.TrimSpace(*buf), nil
 	}
 	// Whether the function is there at all is asked only when its first
 	// file is not (a stat less per function and reading).
-	s, err := attr("current_link_speed")
-	if errors.Is(err, fs.ErrNotExist) && !root.Exists(dir) {
-		out.err = fmt.Errorf("%w: %s", pcie.ErrNotFound, a).Error()
+	b, err := attr(&f.speed, "current_link_speed")
+	if errors.Is(err, fs.ErrNotExist) && !root.Exists(f.dir) {
+		out.err = fmt.Errorf("%w: %s", pcie.ErrNotFound, f.addr).Error()
 		return out
 	}
 	if err == nil {
-		v, err := pcie.ParseSpeed(s)
-		if err != nil && !errors.Is(err, pcie.ErrUnknownSpeed) {
-			errs = append(errs, "current_link_speed: "+err.Error())
+		if string(b) != f.speedText || f.speedText == "" {
+			f.speedText, f.speedErr = string(b), ""
+			v, err := pcie.ParseSpeed(f.speedText)
+			if err != nil && !errors.Is(err, pcie.ErrUnknownSpeed) {
+				f.speedErr = "current_link_speed: " + err.Error()
+			}
+			f.gts = v // 0 when Unknown: no link
 		}
-		out.gts = v // 0 when Unknown: no link
-	}
-	if s, err := attr("current_link_width"); err == nil {
-		v, err := pcie.ParseWidth(s)
-		if err != nil {
-			errs = append(errs, "current_link_width: "+err.Error())
+		if f.speedErr != "" {
+			errs = append(errs, f.speedErr)
 		}
-		out.width = v
+		out.gts = f.gts
 	}
-	for i, f := range aerFiles {
+	if b, err := attr(&f.width, "current_link_width"); err == nil {
+		if string(b) != f.widthText || f.widthText == "" {
+			f.widthText, f.widthErr = string(b), ""
+			v, err := pcie.ParseWidth(f.widthText)
+			if err != nil {
+				f.widthErr = "current_link_width: " + err.Error()
+			}
+			f.lanes = v
+		}
+		if f.widthErr != "" {
+			errs = append(errs, f.widthErr)
+		}
+		out.width = f.lanes
+	}
+	for i, af := range aerFiles {
 		var err error
-		*buf, err = root.ReadInto(dir+"/"+f.file, *buf, maxSysfsFile)
+		*buf, err = f.aer[i].read(root, *buf, maxSysfsFile)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			errs = append(errs, f.file+": "+err.Error())
+			errs = append(errs, af.file+": "+err.Error())
 			continue
 		}
-		v, ok, err := pcie.AERTotal(*buf, f.total)
+		v, ok, err := pcie.AERTotal(*buf, af.total)
 		if err != nil {
-			errs = append(errs, f.file+": "+err.Error())
+			errs = append(errs, af.file+": "+err.Error())
 			continue
 		}
 		if !ok {
-			errs = append(errs, fmt.Sprintf("%s: %v: no %s line", f.file, pcie.ErrBadAER, f.total))
+			errs = append(errs, fmt.Sprintf("%s: %v: no %s line", af.file, pcie.ErrBadAER, af.total))
 			continue
 		}
 		out.aer[i], out.hasAER[i] = v, true
 	}
-	out.err = strings.Join(errs, "; ")
+	if len(errs) > 0 {
+		out.err = strings.Join(errs, "; ")
+	}
 	return out
 }
 
 // pcieStates returns each function's link at reading b and its AER errors
 // between a and b: nil unless both readings have the count; a count that
 // went down (the function was removed and added again) counts from 0.
-func pcieStates(a, b []pciRead) []PCIeState {
-	if len(b) == 0 {
-		return nil
-	}
-	out := make([]PCIeState, len(b))
+func pcieStates(a, b []pciRead) []PCIeState { return new(Sampler).pcieStates(a, b, nil) }
+
+// pcieStates is the package function writing into out's storage, whose
+// AER pointers it reuses (see NextInto).
+func (s *Sampler) pcieStates(a, b []pciRead, out []PCIeState) []PCIeState {
+	old := out[:cap(out)]
+	out = out[:0]
 	for i, cur := range b {
+		var spare PCIeState
+		if i < len(old) {
+			spare = old[i]
+		}
 		st := PCIeState{Address: cur.addr, GTs: cur.gts, Width: cur.width, Error: cur.err}
 		if i < len(a) && a[i].addr == cur.addr {
 			d := [3]**uint64{&st.AERCorrectable, &st.AERNonFatal, &st.AERFatal}
+			p := [3]*uint64{spare.AERCorrectable, spare.AERNonFatal, spare.AERFatal}
 			for k := range d {
 				if a[i].hasAER[k] && cur.hasAER[k] {
-					v := delta64(a[i].aer[k], cur.aer[k])
-					*d[k] = &v
+					*d[k] = s.putU(p[k], delta64(a[i].aer[k], cur.aer[k]))
 				}
 			}
 		}
-		out[i] = st
+		out = append(out, st)
 	}
 	return out
 }

@@ -152,7 +152,13 @@ func TestProcFilesAgainstProcfs(t *testing.T) {
 			t.Fatalf("stat %d: procfs: %v", i, err)
 		}
 		got := map[int]cpuTimes{}
-		accounted, err := parseStat([]byte(f), got)
+		st, accounted, err := parseStat([]byte(f), nil)
+		for _, c := range st {
+			got[c.cpu] = c.cpuTimes
+		}
+		if !isSortedBy(st, func(c cpuStat) int { return c.cpu }) {
+			t.Errorf("stat %d: CPUs not ascending", i)
+		}
 		if err != nil {
 			t.Fatalf("stat %d: %v", i, err)
 		}
@@ -178,14 +184,14 @@ func TestProcFilesAgainstProcfs(t *testing.T) {
 		if err != nil {
 			t.Fatalf("softirqs %d: procfs: %v", i, err)
 		}
-		var cpus []int
 		var got netSoftirqs
-		if err := parseSoftirqs([]byte(f), &cpus, &got); err != nil {
+		if err := parseSoftirqs([]byte(f), &got); err != nil {
 			t.Fatalf("softirqs %d: %v", i, err)
 		}
-		for k, id := range cpus {
-			if got.rx[id] != want.NetRx[k] || got.tx[id] != want.NetTx[k] {
-				t.Errorf("softirqs %d CPU%d: rx %d tx %d, procfs %d %d", i, id, got.rx[id], got.tx[id], want.NetRx[k], want.NetTx[k])
+		for k, id := range got.cpus {
+			rx, tx, _ := got.at(id)
+			if rx != want.NetRx[k] || tx != want.NetTx[k] {
+				t.Errorf("softirqs %d CPU%d: rx %d tx %d, procfs %d %d", i, id, rx, tx, want.NetRx[k], want.NetTx[k])
 			}
 		}
 		if len(got.rx) != len(want.NetRx) || len(got.tx) != len(want.NetTx) {
@@ -199,13 +205,17 @@ func TestProcFilesAgainstProcfs(t *testing.T) {
 			t.Fatalf("softnet %d: procfs: %v", i, err)
 		}
 		online := []int{0, 2, 4, 6, 8} // line i is CPU 2i without a CPU id column
-		stat := map[int]cpuTimes{}
+		var stat []cpuStat
 		for _, id := range online {
-			stat[id] = cpuTimes{}
+			stat = append(stat, cpuStat{cpu: id})
+		}
+		sn, err := parseSoftnet([]byte(f), stat, nil)
+		if err != nil {
+			t.Fatalf("softnet %d: %v", i, err)
 		}
 		got := map[int]softnet{}
-		if err := parseSoftnet([]byte(f), stat, got); err != nil {
-			t.Fatalf("softnet %d: %v", i, err)
+		for _, c := range sn {
+			got[c.cpu] = c.softnet
 		}
 		if len(got) != len(want) {
 			t.Errorf("softnet %d: %d lines, procfs %d", i, len(got), len(want))
@@ -242,13 +252,12 @@ func TestProcFilesMalformed(t *testing.T) {
 		var err error
 		switch c.file {
 		case statFile:
-			_, err = parseStat([]byte(c.in), map[int]cpuTimes{})
+			_, _, err = parseStat([]byte(c.in), nil)
 		case softirqsFile:
-			var cpus []int
 			var m netSoftirqs
-			err = parseSoftirqs([]byte(c.in), &cpus, &m)
+			err = parseSoftirqs([]byte(c.in), &m)
 		case softnetFile:
-			err = parseSoftnet([]byte(c.in), nil, map[int]softnet{})
+			_, err = parseSoftnet([]byte(c.in), nil, nil)
 		}
 		if _, ok := err.(*ParseError); !ok || !errors.Is(err, ErrMalformed) || err.Error() != c.want {
 			t.Errorf("%q: %v, want %s", c.in, err, c.want)
@@ -296,4 +305,13 @@ func TestSamplerMalformedSoftnet(t *testing.T) {
 		h.softnet[1][0] += 100
 		h.netRX[1] += 100
 	}
+}
+
+func isSortedBy[T any](s []T, key func(T) int) bool {
+	for i := 1; i < len(s); i++ {
+		if key(s[i-1]) >= key(s[i]) {
+			return false
+		}
+	}
+	return true
 }

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"slices"
 	"time"
 
@@ -14,39 +12,67 @@ import (
 )
 
 // Sampler reads the counters at each interval and turns two readings into a
-// Sample. It is not safe for concurrent use.
+// Sample. It keeps the files it reads open between readings: Close releases
+// them. It is not safe for concurrent use.
 type Sampler struct {
-	o           options
-	nics        []nicinfo.NIC
-	queues      []NICQueues
-	softirqCPUs []int
-	prev, cur   *reading
-	buf         []byte // /proc/interrupts, reused
-	fbuf        []byte // the other /proc files, reused
-	watch       taskWatch
-	clockCPUs   []int         // the CPUs whose clock the next reading reads (clock.go)
-	maxKHz      map[int]int64 // their maximum clock, read once
-	noClock     map[int]bool  // CPUs without scaling_cur_freq
-	clockBuf    []byte
+	o         options
+	nics      []nicinfo.NIC
+	queues    []NICQueues
+	prev, cur *reading
+
+	// /proc/interrupts: a reading parses the counts of the NICs' rows
+	// (keep) and checks the others against layout, the rows of the last
+	// parse in full; gen counts those parses.
+	ints   kfile
+	ibuf   []byte
+	layout Interrupts
+	gen    uint64
+	keep   []bool  // by layout row
+	qrow   [][]int // by NIC and queue: its layout row, -1 when none
+
+	stat, softirqs, softnet kfile
+	fw                      *fileWatch // of the files held off procfs and sysfs
+	fbuf                    []byte     // the other /proc files and sysfs attributes, reused
+	pci                     []pciFunc
+	watch                   taskWatch
+	clockCPUs               []int         // the CPUs whose clock the next reading reads (clock.go)
+	maxKHz                  map[int]int64 // their maximum clock, read once
+	noClock                 map[int]bool  // CPUs without scaling_cur_freq
+	clockFiles              kfiles[int]
+	clockBuf                []byte
+
+	// rates' scratch, and the storage of the pointers it hands out
+	acol    []int
+	d       []uint64
+	nicIRQs []float64
+	fslab   []float64
+	uslab   []uint64
 }
 
 // reading is one read of every source.
 type reading struct {
 	t         time.Time
 	ints      Interrupts
-	stat      map[int]cpuTimes
+	gen       uint64 // the layout ints was parsed against
+	stat      []cpuStat
 	accounted bool
 	net       netSoftirqs
-	softnet   map[int]softnet
-	links     map[string]linkCounters
-	linkErr   map[string]error
-	queues    map[string]queueCounters
-	queueErr  map[string]error
-	losses    map[string]lossCounters
-	tasks     taskReading // the watched tree
+	softnet   []cpuSoftnet
+	nics      []nicReading // by Sampler.nics
+	tasks     taskReading  // the watched tree
 	pcie      []pciRead
 	khz       map[int]int64 // the clock CPUs' scaling_cur_freq
 	missing   []string
+}
+
+// nicReading is one NIC's counters at a reading.
+type nicReading struct {
+	link     linkCounters
+	linkErr  error // why link was not read
+	queued   bool  // per-queue counters were asked for
+	queues   queueCounters
+	queueErr error
+	losses   lossList
 }
 
 // NewSampler takes the first reading, maps the queues of nics to their IRQs,
@@ -54,15 +80,41 @@ type reading struct {
 // reading. nics may be empty: CPU rates are still sampled.
 func NewSampler(ctx context.Context, nics []nicinfo.NIC, opts ...Option) (*Sampler, error) {
 	o := newOptions(opts)
-	s := &Sampler{o: o, nics: slices.Clone(nics), prev: new(reading), cur: new(reading)}
+	fw := new(fileWatch)
+	s := &Sampler{o: o, nics: slices.Clone(nics), prev: new(reading), cur: new(reading), fw: fw,
+		ints: kfile{path: interruptsFile, w: fw}, stat: kfile{path: statFile, w: fw}, softirqs: kfile{path: softirqsFile, w: fw},
+		softnet: kfile{path: softnetFile, w: fw}, pci: newPCIFuncs(o.pcie, fw)}
+	if st, ok := o.stats.(*sysfsStats); ok {
+		st.w = fw
+	}
+	s.watch.dirs.w, s.watch.stats.w, s.watch.children.w, s.clockFiles.w = fw, fw, fw, fw
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if err := s.read(s.prev); err != nil {
+		s.Close()
 		return nil, err
 	}
-	s.remap(&s.prev.ints)
 	return s, nil
+}
+
+// Close closes the files the sampler keeps open; Next opens them again.
+// A Sampler no longer used closes them when it is garbage collected, but
+// not promptly.
+func (s *Sampler) Close() error {
+	for _, k := range []*kfile{&s.ints, &s.stat, &s.softirqs, &s.softnet} {
+		k.close()
+	}
+	if st, ok := s.o.stats.(*sysfsStats); ok {
+		st.close()
+	}
+	for i := range s.pci {
+		s.pci[i].close()
+	}
+	s.watch.closeFiles()
+	s.clockFiles.closeAll()
+	s.fw.close()
+	return nil
 }
 
 // Queues returns the NIC → IRQ map in use.
@@ -70,48 +122,110 @@ func (s *Sampler) Queues() []NICQueues { return s.queues }
 
 // Next waits until an interval has passed since the previous reading, reads
 // again and returns the rates in between. It returns ctx.Err() when ctx is
-// done first.
+// done first. The Sample is the caller's: the Sampler keeps no reference
+// to it.
 func (s *Sampler) Next(ctx context.Context) (Sample, error) {
+	var x Sample
+	if err := s.NextInto(ctx, &x); err != nil {
+		return Sample{}, err
+	}
+	return x, nil
+}
+
+// NextInto is Next writing the sample into *dst and reusing the storage dst
+// holds: its slices (CPUs, NICs and their Queues and Losses, Threads,
+// PCIe, Missing) and the values its pointer fields point to (IRQPct, MHz,
+// the per-queue rates, the AER counts), overwritten in place. A sampler
+// that reads the same sources every interval then allocates nothing.
+//
+// Every value reachable from dst is overwritten: dst must be a Sample that
+// only NextInto filled (or a zero one) and that shares no storage with a
+// Sample kept elsewhere; a copy of a Sample value shares its slices and
+// pointers. To keep samples, keep Next's, or take turns with two Samples
+// and copy out what is kept. On error *dst is left as it was.
+func (s *Sampler) NextInto(ctx context.Context, dst *Sample) error {
 	wait := time.Until(s.prev.t.Add(s.o.interval))
 	if wait > 0 {
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return Sample{}, ctx.Err()
+			return ctx.Err()
 		case <-t.C:
 		}
 	} else if err := ctx.Err(); err != nil {
-		return Sample{}, err
+		return err
 	}
 	if err := s.read(s.cur); err != nil {
-		return Sample{}, err
+		return err
 	}
-	if layoutChanged(&s.prev.ints, &s.cur.ints) {
-		s.remap(&s.cur.ints)
-	}
-	out := s.rates(s.prev, s.cur)
+	s.rates(s.prev, s.cur, dst)
 	s.prev, s.cur = s.cur, s.prev
-	return out, nil
+	return nil
 }
 
-func (s *Sampler) remap(x *Interrupts) {
+// remap maps the NICs' queues on s.layout, a layout just parsed, and marks
+// their rows for the readings to keep.
+func (s *Sampler) remap() {
+	x := &s.layout
 	s.queues = s.queues[:0]
 	for _, n := range s.nics {
 		s.queues = append(s.queues, mapQueues(s.o.root, n, x))
 	}
+	s.keep = resize(s.keep, len(x.Lines))
+	clear(s.keep)
+	s.qrow = resize(s.qrow, len(s.queues))
+	for i, nq := range s.queues {
+		rows := s.qrow[i][:0]
+		for _, q := range nq.Queues {
+			row := x.Index(q.IRQ)
+			rows = append(rows, row)
+			if row >= 0 {
+				s.keep[row] = true
+			}
+		}
+		s.qrow[i] = rows
+	}
 }
 
-func layoutChanged(a, b *Interrupts) bool {
-	if len(a.Lines) != len(b.Lines) {
-		return true
-	}
-	for i := range a.Lines {
-		if a.Lines[i].Name != b.Lines[i].Name || a.Lines[i].Actions != b.Lines[i].Actions {
-			return true
+// maxLayoutTries bounds the layout parses of one reading whose next parse
+// finds the layout changed again; the reading then keeps every row.
+const maxLayoutTries = 3
+
+// readInterrupts reads /proc/interrupts into r.ints: against the layout,
+// the counts of the NICs' rows alone; when the layout changed (or at the
+// first reading), the layout first (no counts kept), then the NICs'
+// queues are mapped on it, then the reading against it.
+func (s *Sampler) readInterrupts(r *reading) error {
+	for try := 0; ; try++ {
+		var err error
+		if s.gen > 0 {
+			s.ibuf, err = readInterrupts(s.o.root, &s.ints, s.ibuf, &r.ints, keepSome, &s.layout, s.keep)
+			if err == nil {
+				r.gen = s.gen
+				return nil
+			}
+			if err != errLayout {
+				return err
+			}
 		}
+		if try == maxLayoutTries { // changing under us: take one in full
+			if s.ibuf, err = readInterrupts(s.o.root, &s.ints, s.ibuf, &r.ints, keepAll, nil, nil); err != nil {
+				return err
+			}
+			s.layout.CPUs = append(s.layout.CPUs[:0], r.ints.CPUs...)
+			s.layout.Lines = append(s.layout.Lines[:0], r.ints.Lines...)
+			s.gen++
+			s.remap()
+			r.gen = s.gen
+			return nil
+		}
+		if s.ibuf, err = readInterrupts(s.o.root, &s.ints, s.ibuf, &s.layout, keepNone, nil, nil); err != nil {
+			return err
+		}
+		s.gen++
+		s.remap()
 	}
-	return false
 }
 
 // read fills r. /proc/interrupts and /proc/stat are required; the rest is
@@ -119,11 +233,8 @@ func layoutChanged(a, b *Interrupts) bool {
 func (s *Sampler) read(r *reading) error {
 	r.missing = r.missing[:0]
 	r.t = s.o.now()
-	var err error
-	if s.buf, err = readInto(s.o.root.Path(interruptsFile), s.buf); err != nil {
-		return err
-	}
-	if err := ParseInterrupts(s.buf, &r.ints); err != nil {
+	s.fw.poll()
+	if err := s.readInterrupts(r); err != nil {
 		return err
 	}
 	if err := s.readStat(r); err != nil {
@@ -133,12 +244,7 @@ func (s *Sampler) read(r *reading) error {
 		return err
 	}
 	s.readSoftnet(r)
-	r.links, r.linkErr = perNIC(s.nics, s.o.stats.counters)
-	if s.o.queueStats != nil {
-		r.queues, r.queueErr = perNIC(s.nics, s.o.queueStats.counters)
-	} else {
-		r.queues, r.queueErr = map[string]queueCounters{}, map[string]error{}
-	}
+	s.readNICs(r)
 	s.readLosses(r)
 	s.readTasks(r)
 	s.readPCIe(r)
@@ -149,13 +255,10 @@ func (s *Sampler) read(r *reading) error {
 // readStat reads /proc/stat into r.stat and r.accounted.
 func (s *Sampler) readStat(r *reading) error {
 	var err error
-	if s.fbuf, err = s.o.root.ReadInto(statFile, s.fbuf, maxProcFile); err != nil {
+	if s.fbuf, err = s.stat.read(s.o.root, s.fbuf, maxProcFile); err != nil {
 		return fmt.Errorf("%s: %w", statFile, err)
 	}
-	if r.stat == nil {
-		r.stat = make(map[int]cpuTimes)
-	}
-	r.accounted, err = parseStat(s.fbuf, r.stat)
+	r.stat, r.accounted, err = parseStat(s.fbuf, r.stat)
 	return err
 }
 
@@ -163,12 +266,11 @@ func (s *Sampler) readStat(r *reading) error {
 // malformed, r.net is empty and r.missing says why.
 func (s *Sampler) readSoftirqs(r *reading) error {
 	var err error
-	if s.fbuf, err = s.o.root.ReadInto(softirqsFile, s.fbuf, maxProcFile); err == nil {
-		err = parseSoftirqs(s.fbuf, &s.softirqCPUs, &r.net)
+	if s.fbuf, err = s.softirqs.read(s.o.root, s.fbuf, maxProcFile); err == nil {
+		err = parseSoftirqs(s.fbuf, &r.net)
 	}
 	if err != nil {
-		clear(r.net.rx) // no rates from an older reading's counts
-		clear(r.net.tx)
+		r.net.clear() // no rates from an older reading's counts
 		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, ErrMalformed) {
 			return fmt.Errorf("%s: %w", softirqsFile, err)
 		}
@@ -181,16 +283,30 @@ func (s *Sampler) readSoftirqs(r *reading) error {
 // are those of r.stat; when it cannot, r.softnet is empty and r.missing
 // says why.
 func (s *Sampler) readSoftnet(r *reading) {
-	if r.softnet == nil {
-		r.softnet = make(map[int]softnet)
-	}
 	var err error
-	if s.fbuf, err = s.o.root.ReadInto(softnetFile, s.fbuf, maxProcFile); err == nil {
-		err = parseSoftnet(s.fbuf, r.stat, r.softnet)
+	if s.fbuf, err = s.softnet.read(s.o.root, s.fbuf, maxProcFile); err == nil {
+		r.softnet, err = parseSoftnet(s.fbuf, r.stat, r.softnet)
 	}
 	if err != nil {
-		clear(r.softnet)
+		r.softnet = r.softnet[:0]
 		r.missing = append(r.missing, missingLine(softnetFile, err))
+	}
+}
+
+// readNICs reads each NIC's interface counters and, when on, its
+// per-queue counters into r.nics.
+func (s *Sampler) readNICs(r *reading) {
+	r.nics = resize(r.nics, len(s.nics))
+	for i, n := range s.nics {
+		nr := &r.nics[i]
+		nr.link, nr.linkErr = s.o.stats.counters(n.Name)
+		nr.queued = s.o.queueStats != nil
+		nr.queues, nr.queueErr = queueCounters{}, nil
+		if nr.queued {
+			if nr.queues, nr.queueErr = s.o.queueStats.counters(n.Name); nr.queueErr != nil {
+				nr.queues = queueCounters{}
+			}
+		}
 	}
 }
 
@@ -202,51 +318,3 @@ func missingLine(file string, err error) string {
 	}
 	return file + ": " + err.Error()
 }
-
-// perNIC reads one kind of counter for every NIC, keeping values and
-// errors apart by interface name.
-func perNIC[T any](nics []nicinfo.NIC, read func(iface string) (T, error)) (map[string]T, map[string]error) {
-	vals := make(map[string]T, len(nics))
-	errs := make(map[string]error)
-	for _, n := range nics {
-		v, err := read(n.Name)
-		if err != nil {
-			errs[n.Name] = err
-			continue
-		}
-		vals[n.Name] = v
-	}
-	return vals, errs
-}
-
-// readInto reads the file at path (a host path) into buf's storage, growing
-// it when needed, and returns the contents. /proc files report size 0, so it
-// reads until EOF.
-func readInto(path string, buf []byte) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return buf[:0], err
-	}
-	defer f.Close()
-	buf = buf[:0]
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := f.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF || (err == nil && n == 0) {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-		if len(buf) > maxInterrupts {
-			return buf, &fs.PathError{Op: "read", Path: path, Err: errors.New("larger than 64 MiB")}
-		}
-	}
-}
-
-// maxInterrupts bounds a /proc/interrupts read (8192 CPUs × 4096 IRQs is
-// well under it).
-const maxInterrupts = 64 << 20

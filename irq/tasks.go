@@ -81,15 +81,33 @@ const (
 	modeScan               // ppid of every /proc/*/stat
 )
 
-// taskWatch is the watched tree's state and the buffers its reads reuse.
+// taskWatch is the watched tree's state, the buffers its reads reuse and
+// the files it keeps open between readings: each process's task
+// directory, each task's stat and children files. A file of a task that
+// exited fails its next read (ESRCH), and a reused pid is another task:
+// its files are opened again by path; the files of the tasks a reading
+// did not meet are closed.
 type taskWatch struct {
-	pid   int
-	mode  childMode
-	buf   []byte
-	queue []int
-	seen  map[int]bool
-	kids  map[int][]int // modeScan: ppid → pids
-	tids  []int
+	pid      int
+	mode     childMode
+	buf      []byte
+	queue    []int
+	seen     map[int]bool
+	kids     map[int][]int // modeScan: ppid → pids
+	tids     []int
+	dirs     kfiles[int]     // /proc/PID/task by pid
+	stats    kfiles[taskKey] // /proc/PID/task/TID/stat
+	children kfiles[taskKey] // /proc/PID/task/TID/children
+}
+
+// taskKey names one task's files.
+type taskKey struct{ pid, tid int }
+
+// closeFiles closes every file it keeps open.
+func (w *taskWatch) closeFiles() {
+	w.dirs.closeAll()
+	w.stats.closeAll()
+	w.children.closeAll()
 }
 
 // readTasks lists the watched tree and reads the stat of each of its tasks
@@ -106,8 +124,14 @@ func (s *Sampler) readTasks(r *reading) {
 	}
 	clear(r.tasks.tasks)
 	if w.pid <= 0 {
+		w.closeFiles()
 		return
 	}
+	defer func() { // close the files of the tasks not met
+		w.dirs.sweep()
+		w.stats.sweep()
+		w.children.sweep()
+	}()
 	root := s.o.root
 	if w.mode == modeUnknown {
 		// Decided on the root's main thread; while the root is not there
@@ -191,15 +215,11 @@ func (w *taskWatch) enqueue(pid int) {
 
 // listTasks puts the TIDs of process pid, sorted, in w.tids.
 func (w *taskWatch) listTasks(root fsroot.Root, pid int) error {
-	names, err := root.ReadDir(procPath(pid, 0, "task"))
+	d := w.dirs.get(pid, func() string { return procPath(pid, 0, "task") }, false)
+	var err error
+	w.buf, w.tids, err = d.readDirIDs(root, w.buf, w.tids[:0])
 	if err != nil {
 		return err
-	}
-	w.tids = w.tids[:0]
-	for _, n := range names {
-		if id, ok := pidName(n); ok {
-			w.tids = append(w.tids, id)
-		}
 	}
 	slices.Sort(w.tids)
 	return nil
@@ -208,26 +228,26 @@ func (w *taskWatch) listTasks(root fsroot.Root, pid int) error {
 // readStat reads and parses /proc/pid/task/tid/stat; comm is the task's
 // name at the previous reading, kept when unchanged.
 func (w *taskWatch) readStat(root fsroot.Root, pid, tid int, comm string) (taskStat, error) {
-	p := procPath(pid, tid, "stat")
+	k := w.stats.get(taskKey{pid, tid}, func() string { return procPath(pid, tid, "stat") }, true)
 	var err error
-	if w.buf, err = root.ReadInto(p, w.buf, maxTaskFile); err != nil {
+	if w.buf, err = k.read(root, w.buf, maxTaskFile); err != nil {
 		return taskStat{}, err
 	}
 	st, err := parseTaskStat(w.buf, comm)
 	if pe, ok := err.(*ParseError); ok {
-		pe.File = p
+		pe.File = k.path
 	}
 	return st, err
 }
 
 // readChildren queues the pids in /proc/pid/task/tid/children.
 func (w *taskWatch) readChildren(root fsroot.Root, pid, tid int) error {
-	p := procPath(pid, tid, "children")
+	k := w.children.get(taskKey{pid, tid}, func() string { return procPath(pid, tid, "children") }, false)
 	var err error
-	if w.buf, err = root.ReadInto(p, w.buf, maxTaskFile); err != nil {
+	if w.buf, err = k.read(root, w.buf, maxTaskFile); err != nil {
 		return err
 	}
-	return eachPID(w.buf, p, w.enqueue)
+	return eachPID(w.buf, k.path, w.enqueue)
 }
 
 // scanParents fills w.kids from the ppid of every process in /proc.
@@ -279,8 +299,11 @@ func procPath(pid, tid int, name string) string {
 }
 
 // pidName parses a /proc directory name that is a pid.
-func pidName(n string) (int, bool) {
-	if n == "" || len(n) > 10 || n[0] == '0' {
+func pidName(n string) (int, bool) { return pidBytes([]byte(n)) }
+
+// pidBytes is pidName of a name in bytes.
+func pidBytes(n []byte) (int, bool) {
+	if len(n) == 0 || len(n) > 10 || n[0] == '0' {
 		return 0, false
 	}
 	v := 0
@@ -413,11 +436,16 @@ func decimalInt(b []byte) (int, bool) {
 
 // threadRates returns the tasks at both readings a and b, same process and
 // same start time, with their CPU time over the interval; by PID, then TID.
-func threadRates(a, b *reading, dt float64) []ThreadRate {
+func threadRates(a, b *reading, dt float64) []ThreadRate { return threadRatesInto(a, b, dt, nil) }
+
+// threadRatesInto is threadRates appending to out.
+func threadRatesInto(a, b *reading, dt float64, out []ThreadRate) []ThreadRate {
 	if len(b.tasks.tasks) == 0 || len(a.tasks.tasks) == 0 {
-		return nil
+		return out
 	}
-	out := make([]ThreadRate, 0, len(b.tasks.tasks))
+	if out == nil {
+		out = make([]ThreadRate, 0, len(b.tasks.tasks))
+	}
 	pct := func(x, y uint64) float64 {
 		if y < x {
 			return 0
@@ -434,13 +462,15 @@ func threadRates(a, b *reading, dt float64) []ThreadRate {
 			UserPct: pct(prev.utime, cur.utime), SystemPct: pct(prev.stime, cur.stime),
 		})
 	}
-	slices.SortFunc(out, func(x, y ThreadRate) int {
-		if x.PID != y.PID {
-			return x.PID - y.PID
-		}
-		return x.TID - y.TID
-	})
+	slices.SortFunc(out, compareThread)
 	return out
+}
+
+func compareThread(x, y ThreadRate) int {
+	if x.PID != y.PID {
+		return x.PID - y.PID
+	}
+	return x.TID - y.TID
 }
 
 // meanThreads averages each TID's rates over the samples it appears in,
