@@ -131,8 +131,14 @@ func (a *EthtoolAnswers) clean() {
 	}
 }
 
-// validIfaceName is what the kernel accepts as a netdev name.
+// validIfaceName is what nicdiag reads as a netdev name: what the kernel
+// accepts (1 to 15 bytes; no '/', ':', NUL or space; not "." or "..") less
+// the names a terminal would not show as they are (control and
+// bidirectional characters, bytes that are not UTF-8; see text.Clean). The
+// kernel takes "eth\x1b[2J"; nicdiag skips it, in the interface list and
+// wherever a name is read from the tree (bond slaves, lower and master
+// links), rather than print it.
 func validIfaceName(s string) bool {
 	return s != "" && len(s) < 16 && s != "." && s != ".." &&
-		!strings.ContainsAny(s, "/\x00 \t\n:")
+		!strings.ContainsAny(s, "/\x00 \t\n:") && text.Clean(s) == s
 }
