@@ -88,3 +88,11 @@ func (r Root) mode(p string) (fs.FileMode, error) {
 	}
 	return fi.Mode(), nil
 }
+
+func (r Root) openDirFile(p string) (*os.File, error) {
+	hp, err := r.confined(p)
+	if err != nil {
+		return nil, err
+	}
+	return openDir(hp)
+}

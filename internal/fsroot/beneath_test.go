@@ -134,6 +134,23 @@ func TestBeneath(t *testing.T) {
 				t.Errorf("Readlink(%s/shadow) = %v, want ErrEscape", p, err)
 			}
 		}
+		for _, p := range []string{"/sys/class/net/outrel", "/sys/class/net/evil"} {
+			if d, err := r.OpenDir(p); !errors.Is(err, ErrEscape) {
+				t.Errorf("OpenDir(%s) = %v, want ErrEscape", p, err)
+				d.Close()
+			}
+		}
+		if d, err := r.OpenDir("/sys/class/net/eth0/mtu"); !errors.Is(err, syscall.ENOTDIR) {
+			t.Errorf("OpenDir(a file) = %v, want ENOTDIR", err)
+			d.Close()
+		}
+		if d, err := r.OpenDir("/sys/class/net/chain"); err != nil {
+			t.Errorf("OpenDir through a link chain: %v", err)
+		} else if names, err := d.Readdirnames(-1); err != nil || len(names) != 3 {
+			t.Errorf("OpenDir's listing = %q, %v", names, err)
+		} else {
+			d.Close()
+		}
 		if names, err := r.ReadDir("/sys/class/net/chain"); err != nil || !slices.Equal(names, []string{"mtu", "out", "up"}) {
 			t.Errorf("ReadDir through a link chain = %q, %v", names, err)
 		}

@@ -491,3 +491,15 @@ func fileMode(m uint32) fs.FileMode {
 	}
 	return mode
 }
+
+// openDirFile opens the directory at p for listing (see OpenDir).
+func (r Root) openDirFile(p string) (*os.File, error) {
+	if r.dir == "" {
+		return openDir(r.Path(p))
+	}
+	fd, err := r.openBeneath("open", p, unix.O_RDONLY|unix.O_DIRECTORY)
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), r.Path(p)), nil
+}

@@ -195,6 +195,17 @@ func (r Root) ReadDir(p string) ([]string, error) {
 	return names, nil
 }
 
+// OpenDir opens the directory at p for a caller that lists it itself (with
+// getdents on its descriptor, say), confined as ReadDir is: in a snapshot
+// it is opened beneath the root, and anything but a directory fails at once
+// with ENOTDIR. The caller closes it.
+func (r Root) OpenDir(p string) (*os.File, error) {
+	if err := r.spent("open", p); err != nil {
+		return nil, err
+	}
+	return r.openDirFile(p)
+}
+
 // Exists reports whether p exists (following symlinks, inside the root).
 func (r Root) Exists(p string) bool {
 	return r.spent("stat", p) == nil && r.exists(p)
