@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -295,4 +296,43 @@ func TestSwapRace(t *testing.T) {
 			t.Error("no read got through at all")
 		}
 	})
+}
+
+// Goroutines sharing a fresh Root open its directory once between them and
+// all read; Roots no longer used give their descriptor back.
+func TestRootHandle(t *testing.T) {
+	dir := tree(t)
+	r := New(dir)
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			_, err := r.ReadInt("/sys/class/net/eth0/mtu")
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	fds := func() int {
+		ents, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Skip("no /proc/self/fd")
+		}
+		return len(ents)
+	}
+	before := fds()
+	for range 200 {
+		if _, err := New(dir).ReadInt("/sys/class/net/eth0/mtu"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < 50 && fds() > before+20; i++ {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := fds(); n > before+20 {
+		t.Errorf("%d descriptors open after 200 Roots were dropped, %d before", n, before)
+	}
 }
