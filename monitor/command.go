@@ -2,10 +2,15 @@ package monitor
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // CommandResult is how the command of WithCommand ended. Its JSON form is
@@ -22,23 +27,76 @@ type CommandResult struct {
 	Signal syscall.Signal `json:"-"`
 }
 
-// Grace periods of an interrupted run's command (see WithCommand).
-const (
-	interruptAfter = 100 * time.Millisecond
-	killAfter      = 5 * time.Second
-)
+// killAfter is how long Stop waits for a command it has signalled before it
+// kills the command's process group (see WithCommand).
+const killAfter = 5 * time.Second
 
-// startCommand starts cmd and returns a channel that yields how it ended;
-// ended is called right after it exits.
-func startCommand(cmd *exec.Cmd, ended func()) (<-chan CommandResult, error) {
+// prepareCommand gives cmd a process group of its own, unless its
+// SysProcAttr already places it (a session, a group, the terminal's
+// foreground), and adds marker to its environment. It reports whether the
+// command will lead a group of its own.
+func prepareCommand(cmd *exec.Cmd, marker string) (ownGroup bool) {
+	var a syscall.SysProcAttr
+	if cmd.SysProcAttr != nil {
+		a = *cmd.SysProcAttr // the caller's value stays as it was
+	}
+	if !a.Setsid && !a.Setpgid && !a.Foreground {
+		a.Setpgid, a.Pgid = true, 0
+	}
+	cmd.SysProcAttr = &a
+	env := cmd.Env
+	if env == nil {
+		env = os.Environ()
+		if cmd.Dir != "" { // as exec.Cmd does for an environment it fills in
+			if pwd, err := filepath.Abs(cmd.Dir); err == nil {
+				env = append(env, "PWD="+pwd)
+			}
+		}
+	}
+	cmd.Env = append(env[:len(env):len(env)], marker)
+	return a.Setsid || a.Pgid == 0
+}
+
+// startCommand starts cmd and returns a channel closed when it has exited
+// and one that then yields how it ended, once exec.Cmd.Wait has returned;
+// ended is called right after it exits. The two differ when the command
+// leaves a process behind that holds an output pipe exec.Cmd copies from
+// (Stdout set to a bytes.Buffer, say): Wait returns only when that process
+// has closed it too.
+func startCommand(cmd *exec.Cmd, ended func()) (exited <-chan struct{}, done <-chan CommandResult, err error) {
 	if err := cmd.Start(); err != nil {
 		name := cmd.Path
 		if len(cmd.Args) > 0 {
 			name = cmd.Args[0]
 		}
-		return nil, &startError{name: name, err: err}
+		return nil, nil, &startError{name: name, err: err}
 	}
-	done := make(chan CommandResult, 1)
+	exit := make(chan struct{})
+	markExit := sync.OnceFunc(func() {
+		close(exit)
+		ended()
+	})
+	// A pidfd polls readable when the process exits, without reaping it.
+	// It is opened before anything waits for the process, so the pid is
+	// still the command's. Without one (Linux before 5.3), Wait's return
+	// marks the exit.
+	if fd, err := unix.PidfdOpen(cmd.Process.Pid, 0); err == nil {
+		go func() {
+			defer unix.Close(fd)
+			fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+			for {
+				n, err := unix.Poll(fds, -1)
+				if err == unix.EINTR {
+					continue
+				}
+				if err == nil && n > 0 {
+					markExit()
+				}
+				return
+			}
+		}()
+	}
+	res := make(chan CommandResult, 1)
 	go func() {
 		err := cmd.Wait()
 		r := CommandResult{Argv: cmd.Args, ExitCode: cmd.ProcessState.ExitCode()}
@@ -48,32 +106,43 @@ func startCommand(cmd *exec.Cmd, ended func()) (<-chan CommandResult, error) {
 		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			r.Signal = ws.Signal()
 		}
-		done <- r
-		ended()
+		markExit()
+		res <- r
 	}()
-	return done, nil
+	return exit, res, nil
 }
 
-// waitCommand waits for the command. When ctx is done (Ctrl-C), the
-// terminal sent the command SIGINT too; if nicdiag alone was interrupted,
-// it passes SIGINT on, and kills the command after a grace period.
-func waitCommand(ctx context.Context, cmd *exec.Cmd, done <-chan CommandResult) *CommandResult {
-	if ctx.Err() == nil {
-		r := <-done
-		return &r
-	}
+// endCommand ends the run's command and everything it started, and returns
+// how the command ended. A command still running gets the signal of
+// interruptSignal(ctx) in its whole process group, and SIGKILL killAfter
+// later; then whatever it left running is ended (tree.endLeftovers).
+func (r *Run) endCommand() *CommandResult {
 	select {
-	case r := <-done:
-		return &r
-	case <-time.After(interruptAfter):
+	case <-r.cmdExited:
+	default:
+		r.tree.remember()
+		r.tree.signal(interruptSignal(r.ctx))
+		select {
+		case <-r.cmdExited:
+		case <-time.After(killAfter):
+			r.tree.signal(syscall.SIGKILL)
+			<-r.cmdExited
+		}
 	}
-	_ = cmd.Process.Signal(os.Interrupt)
-	select {
-	case r := <-done:
-		return &r
-	case <-time.After(killAfter):
+	r.tree.endLeftovers() // which also closes the output pipes they held
+	res := <-r.cmdDone
+	return &res
+}
+
+// interruptSignal is the signal Stop passes on to a command still running:
+// the one the cause of ctx names (an error with a method Signal() os.Signal,
+// such as the nicdiag command's for SIGTERM), else SIGINT.
+func interruptSignal(ctx context.Context) syscall.Signal {
+	var named interface{ Signal() os.Signal }
+	if ctx.Err() != nil && errors.As(context.Cause(ctx), &named) {
+		if s, ok := named.Signal().(syscall.Signal); ok && s > 0 {
+			return s
+		}
 	}
-	_ = cmd.Process.Kill()
-	r := <-done
-	return &r
+	return syscall.SIGINT
 }

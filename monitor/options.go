@@ -46,8 +46,8 @@ func WithInterval(d time.Duration) Option {
 }
 
 // WithDuration ends sampling d after Start; 0 (the default) samples until
-// Stop, the context given to Start is done, or the command exits. With a
-// command still running when d has passed, Stop waits for it.
+// Stop, the context given to Start is done, or the command exits. A command
+// still running when d has passed is ended by Stop (see WithCommand).
 func WithDuration(d time.Duration) Option {
 	return func(o *options) { o.duration = d }
 }
@@ -70,10 +70,27 @@ func WithNetns(path string) Option {
 // WithCommand runs cmd while sampling: Start starts it (after the first
 // reading, so the window covers it from its start), and the run ends when
 // it exits. Set its Stdin, Stdout and Stderr as wanted; leave it unstarted,
-// and build it with exec.Command rather than exec.CommandContext: when the
-// context given to Start is done, Stop passes SIGINT on to the command if
-// it is still running 100ms later (the terminal's Ctrl-C reaches it
-// directly), and kills it 5s after that.
+// and build it with exec.Command rather than exec.CommandContext.
+//
+// Start puts the command in a process group of its own (SysProcAttr.Setpgid)
+// unless its SysProcAttr already places it (Setsid, Setpgid, Foreground),
+// and adds a variable of this run's, NICDIAG_MONITOR_RUN_ID=1, to its
+// environment (cmd.Env, filled in from the process's when nil): that marks
+// what the command starts, also what leaves its group and its parent. In a group of
+// its own it no longer gets a terminal's Ctrl-C; the caller passes it on
+// by ending the run, or gives the command the terminal (Foreground, with
+// Ctty).
+//
+// Stop ends the command's whole tree. A command still running (the
+// duration has passed, the context given to Start is done, or Stop was
+// called first) gets SIGINT in its process group, or the signal the
+// context's cause names when it has a method Signal() os.Signal; SIGKILL
+// follows 5s later. Once the command has exited, whatever it started that
+// still runs (in its group, with its marker, or seen below it) gets SIGTERM,
+// and SIGKILL 1s later; those re-parented to this process, where it is a
+// child subreaper (prctl PR_SET_CHILD_SUBREAPER, which the caller decides
+// on: Start does not change it), are reaped. Processes the caller started
+// itself are left alone.
 func WithCommand(cmd *exec.Cmd) Option {
 	return func(o *options) { o.cmd = cmd }
 }

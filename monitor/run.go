@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/irq"
@@ -24,8 +25,12 @@ type Run struct {
 	rec     recorder
 	cmd     *exec.Cmd
 	cmdDone <-chan CommandResult
-	looped  chan struct{} // closed when sampling has ended
-	watch   atomic.Int64  // a pid for Watch to hand the sampler; -1: none
+	// cmdExited is closed when the command has exited; cmdDone may
+	// yield later (see startCommand).
+	cmdExited <-chan struct{}
+	tree      *tree         // the command and what it started
+	looped    chan struct{} // closed when sampling has ended
+	watch     atomic.Int64  // a pid for Watch to hand the sampler; -1: none
 
 	mu      sync.Mutex
 	samples []irq.Sample
@@ -118,19 +123,22 @@ func Start(ctx context.Context, nics []nicinfo.NIC, opts ...Option) (*Run, error
 		r.cancel = func() { cancelTimeout(); cancel() }
 	}
 	if o.cmd != nil {
-		if r.cmdDone, err = startCommand(o.cmd, cancel); err != nil {
+		marker := newMarker()
+		ownGroup := prepareCommand(o.cmd, marker)
+		if r.cmdExited, r.cmdDone, err = startCommand(o.cmd, cancel); err != nil {
 			r.cancel()
 			r.rec.close()
 			return nil, err
 		}
+		r.tree = newTree(o.cmd.Process.Pid, ownGroup, marker)
 		s.Watch(o.cmd.Process.Pid) // before the loop: the sampler is not shared yet
 	}
 	go r.loop(sctx)
 	return r, nil
 }
 
-// loop samples until ctx is done or the sampler fails; a failure ends the
-// command too, which must not run on unwatched.
+// loop samples until ctx is done or the sampler fails; a failure kills the
+// command's process group too, which must not run on unwatched.
 func (r *Run) loop(ctx context.Context) {
 	defer close(r.looped)
 	for {
@@ -141,8 +149,8 @@ func (r *Run) loop(ctx context.Context) {
 		if err != nil {
 			if ctx.Err() != nil {
 				err = nil
-			} else if r.cmd != nil {
-				_ = r.cmd.Process.Kill()
+			} else if r.tree != nil {
+				r.tree.signal(syscall.SIGKILL)
 			}
 			r.mu.Lock()
 			r.ended, r.err = true, err
@@ -169,7 +177,8 @@ func (r *Run) signal() {
 // once, in order, also those taken before the call. Once the run has ended
 // and every sample has been returned it returns ErrDone, or the error that
 // ended sampling (the counters could not be read; the command, if any, has
-// been killed). It returns ctx.Err() when ctx is done first.
+// been killed with what it started). It returns ctx.Err() when ctx is done
+// first.
 func (r *Run) Next(ctx context.Context) (irq.Sample, error) {
 	for {
 		r.mu.Lock()
@@ -201,7 +210,9 @@ func (r *Run) Next(ctx context.Context) (irq.Sample, error) {
 // verdict: from the next reading on, each sample's Threads holds its
 // tasks (see irq.Sampler.Watch), and its busiest thread is a ceiling.
 // A harness calls it with its load generator's pid; WithCommand does it
-// by itself. 0 stops watching.
+// by itself. 0 stops watching. Watching does not make a process the run's:
+// Stop ends the command's processes only (see WithCommand), never one the
+// caller started.
 func (r *Run) Watch(pid int) {
 	if pid >= 0 {
 		r.watch.Store(int64(pid))
@@ -228,10 +239,10 @@ func (r *Run) Queues() []irq.NICQueues {
 	return r.queues
 }
 
-// Stop ends sampling (a partial interval is dropped), waits for the
-// command (see WithCommand: without an interruption it waits for the
-// command to exit by itself), summarizes the window, writes the record's
-// summary line and closes a record file. Calling it again returns the same.
+// Stop ends sampling (a partial interval is dropped), ends the command and
+// whatever it started and waits for them (see WithCommand), summarizes the
+// window, writes the record's summary line and closes a record file.
+// Calling it again returns the same.
 //
 // When sampling failed, Stop returns that error and no Result, and writes
 // no summary. When only the record could not be written, it returns the
@@ -246,7 +257,7 @@ func (r *Run) stop() (*Result, error) {
 	<-r.looped
 	var cr *CommandResult
 	if r.cmd != nil {
-		cr = waitCommand(r.ctx, r.cmd, r.cmdDone)
+		cr = r.endCommand()
 	}
 	r.mu.Lock()
 	samples, queues, failed := r.samples, r.queues, r.err

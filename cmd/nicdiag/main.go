@@ -3,7 +3,9 @@
 // and the per-core interrupt load.
 //
 // Exit codes: 0 no finding at warn or above, 1 a finding at warn, 2 a finding
-// at error, 3 nicdiag itself failed (including bad usage).
+// at error, 3 nicdiag itself failed (including bad usage), 130 or 143 (128 +
+// the signal's number) when SIGINT or SIGTERM ended it, 141 when its output
+// pipe was closed (see runProcess).
 package main
 
 import (
@@ -16,7 +18,9 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -34,12 +38,21 @@ const (
 	exitFail  = 3
 )
 
+// signalGrace is how long a command has to return after the first SIGINT
+// or SIGTERM before nicdiag cleans up and exits 128+signal regardless.
+const signalGrace = 1500 * time.Millisecond
+
 // command is one subcommand.
 type command struct {
 	name    string
 	args    string // argument synopsis
 	summary string // one line for the command list
 	help    string // what it does, with an example
+	// signalEnds marks a command that a SIGINT or SIGTERM ends as usual
+	// (monitor prints its verdict, serve shuts down): its exit code stands
+	// when it returns within signalGrace. Any other command cut short by a
+	// signal exits 128+signal.
+	signalEnds bool
 	// bind registers the command's own flags on fs, a fresh flag set for
 	// each invocation, into values of its own, and returns the function
 	// that runs the command with them once fs is parsed. Flag values live
@@ -80,7 +93,26 @@ type env struct {
 	// command holds the arguments after "--" (monitor's command to run);
 	// nil when there was no "--".
 	command []string
-	snap    *snapshot.Snapshot
+	// process is set when the env runs the nicdiag process itself (main),
+	// not a test's run: commands may then change process-wide state (be a
+	// child subreaper, hand the terminal to a command, end every child).
+	process bool
+	// environ is the environment for the commands nicdiag runs; nil: its
+	// own.
+	environ []string
+	// cur is the command being run; set before it runs.
+	cur *command
+
+	mu        sync.Mutex // guards the fields below: close may run on another goroutine
+	snap      *snapshot.Snapshot
+	closers   []func() // run by close, last first
+	closed    bool
+	closeOnce sync.Once
+}
+
+// newEnv returns the env of one run writing to stdout and stderr.
+func newEnv(stdout, stderr io.Writer) *env {
+	return &env{stdout: stdout, stderr: stderr, tty: isTerminal(stdout)}
 }
 
 // openRoot returns the directory to read: "/" for the live host, or the
@@ -89,8 +121,12 @@ func (e *env) openRoot(ctx context.Context) (string, error) {
 	if e.root == "" {
 		return "/", nil
 	}
-	if e.snap == nil {
-		s, err := snapshot.Open(ctx, e.root)
+	e.mu.Lock()
+	s := e.snap
+	e.mu.Unlock()
+	if s == nil {
+		var err error
+		s, err = snapshot.Open(ctx, e.root)
 		if err != nil {
 			return "", err
 		}
@@ -98,15 +134,48 @@ func (e *env) openRoot(ctx context.Context) (string, error) {
 			s.Close()
 			return "", fmt.Errorf("--root %s: not a snapshot: it holds neither sys/ nor proc/ (write one with 'nicdiag snapshot -o FILE.tar.gz')", e.root)
 		}
-		e.snap = s
+		e.mu.Lock()
+		closed := e.closed
+		if !closed {
+			e.snap = s
+		}
+		e.mu.Unlock()
+		if closed { // nicdiag is exiting (a signal): keep no temporary copy
+			s.Close()
+			return "", errors.New("nicdiag: exiting")
+		}
 	}
-	return e.snap.Dir, nil
+	return s.Dir, nil
 }
 
-func (e *env) close() {
-	if e.snap != nil {
-		e.snap.Close()
+// onClose registers f to run at close, or runs it now when close has run.
+func (e *env) onClose(f func()) {
+	e.mu.Lock()
+	if !e.closed {
+		e.closers = append(e.closers, f)
+		e.mu.Unlock()
+		return
 	}
+	e.mu.Unlock()
+	f()
+}
+
+// close removes an unpacked snapshot's temporary copy and runs what
+// onClose registered. It runs once: the command's normal end and the
+// signal watchdog of main may both call it, from different goroutines.
+func (e *env) close() {
+	e.closeOnce.Do(func() {
+		e.mu.Lock()
+		e.closed = true
+		snap, closers := e.snap, e.closers
+		e.mu.Unlock()
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+		if snap != nil {
+			snap.Close()
+		}
+	})
 }
 
 // fail prints err and returns exitFail.
@@ -176,21 +245,114 @@ func exitFor(fs []finding.Finding) int {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	go func() {
-		<-ctx.Done()
-		stop() // a second Ctrl-C ends nicdiag at once
-	}()
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	os.Exit(runProcess(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// run is main without the process: it parses args and runs a command.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	e := &env{stdout: stdout, stderr: stderr, tty: isTerminal(stdout)}
-	defer e.close()
+// signalCause is the cause of the context of a run a signal interrupted:
+// monitor.Run passes the signal it names on to its command.
+type signalCause struct{ sig syscall.Signal }
 
+func (c signalCause) Error() string     { return "nicdiag: " + c.sig.String() }
+func (c signalCause) Signal() os.Signal { return c.sig }
+
+// runProcess runs nicdiag as a process and returns its exit code. The
+// command runs on a goroutine of its own with a private TMPDIR, so that
+// whatever it unpacks or captures lies under one directory. The first
+// SIGINT or SIGTERM cancels its context; if it has not returned
+// signalGrace later, or at a second signal, runProcess cleans up at once
+// (env.close: temporary files, the processes a command started) and returns
+// 128+signal, whatever the command is blocked on. A command that returns
+// in time after a signal gets 128+signal too, unless a signal is its
+// ordinary end (command.signalEnds).
+//
+// A SIGPIPE from standard output or error (a reader that went away: "|
+// head") ends nicdiag at once with 141 (128 + SIGPIPE), cleaned up, where
+// the signal would have killed it with its files left behind. A SIGPIPE
+// from anything else (a scraper gone from serve's socket) only fails that
+// write.
+func runProcess(args []string, stdout, stderr io.Writer) int {
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE)
+	defer signal.Stop(sigs)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+
+	e := newEnv(stdout, stderr)
+	e.process = true
+	var tmp string
+	if dir, err := os.MkdirTemp("", "nicdiag-"); err == nil {
+		e.environ = os.Environ() // the commands nicdiag runs keep the caller's TMPDIR
+		tmp = dir
+		os.Setenv("TMPDIR", dir)
+	}
+	cleanup := sync.OnceFunc(func() {
+		e.close()
+		if tmp != "" {
+			os.RemoveAll(tmp)
+		}
+	})
+	done := make(chan int, 1)
+	go func() { done <- e.run(ctx, args) }()
+
+	var first syscall.Signal
+	var grace <-chan time.Time
+	for {
+		select {
+		case code := <-done:
+			cleanup()
+			if first != 0 && (e.cur == nil || !e.cur.signalEnds) {
+				return 128 + int(first)
+			}
+			return code
+		case s := <-sigs:
+			sig, _ := s.(syscall.Signal)
+			if sig == syscall.SIGPIPE {
+				if !brokenOutput() {
+					continue
+				}
+				cleanup()
+				return 128 + int(sig)
+			}
+			if first != 0 { // a second signal: at once
+				cleanup()
+				return 128 + int(sig)
+			}
+			first = sig
+			cancel(signalCause{sig})
+			grace = time.After(signalGrace)
+		case <-grace:
+			cleanup()
+			return 128 + int(first)
+		}
+	}
+}
+
+// brokenOutput reports whether standard output or error leads nowhere any
+// more: a pipe or socket whose reader has gone.
+func brokenOutput() bool {
+	fds := []unix.PollFd{{Fd: 1, Events: unix.POLLOUT}, {Fd: 2, Events: unix.POLLOUT}}
+	if n, err := unix.Poll(fds, 0); err != nil || n == 0 {
+		return false
+	}
+	for _, f := range fds {
+		if f.Revents&(unix.POLLERR|unix.POLLHUP) != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// run is main without the process: it parses args and runs a command, as
+// tests do in-process.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	e := newEnv(stdout, stderr)
+	defer e.close()
+	return e.run(ctx, args)
+}
+
+// run parses args and runs a command.
+func (e *env) run(ctx context.Context, args []string) int {
+	stdout, stderr := e.stdout, e.stderr
 	global, showVersion := globalFlagSet(e)
 	if err := global.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -246,6 +408,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fs.Usage = printUsage
 	e.command = command
+	e.cur = c
 	return runCmd(ctx, e, fs, args)
 }
 
@@ -368,7 +531,7 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-*s  %s\n", width, c.name, c.summary)
 	}
 	fmt.Fprintf(w, "\nRun 'nicdiag help COMMAND' or 'nicdiag COMMAND --help' for details and examples.\n")
-	fmt.Fprintf(w, "Exit codes: 0 no finding at warn or above, 1 warn, 2 error, 3 nicdiag failed.\n")
+	fmt.Fprintf(w, "Exit codes: 0 no finding at warn or above, 1 warn, 2 error, 3 nicdiag failed,\n130/143 ended by SIGINT/SIGTERM, 141 output pipe closed.\n")
 }
 
 // isTerminal reports whether w is a terminal (not merely a character device

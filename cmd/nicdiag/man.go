@@ -112,7 +112,7 @@ func writeMan(w io.Writer) error {
 		}
 	}
 	b.WriteString(".SH EXIT STATUS\n")
-	b.WriteString("0 when no finding is at warn or above, 1 when the worst is a warning, 2 when one is an error, 3 when nicdiag itself failed (bad arguments, unreadable root, nothing to explain).\n")
+	b.WriteString("0 when no finding is at warn or above, 1 when the worst is a warning, 2 when one is an error, 3 when nicdiag itself failed (bad arguments, unreadable root, nothing to explain, a monitored command that could not start); 130 after SIGINT and 143 after SIGTERM (128 + the signal), except for monitor and serve, which a signal ends as usual when they finish within 1.5 s; 141 when its output pipe was closed.\n")
 	b.WriteString(".SH SEE ALSO\nThe README and docs/design.md in the source tree.\n")
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -1,14 +1,20 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/nicdiag/nicdiag"
@@ -28,9 +34,10 @@ type monitorFlags struct {
 }
 
 var monitorCmd = &command{
-	name:    "monitor",
-	args:    "[IFACE...] | [-- CMD ARGS]",
-	summary: "per-core irq/softirq/softnet load live; with -- CMD, the verdict on what bound it",
+	name:       "monitor",
+	args:       "[IFACE...] | [-- CMD ARGS]",
+	signalEnds: true,
+	summary:    "per-core irq/softirq/softnet load live; with -- CMD, the verdict on what bound it",
 	help: `Samples, per CPU, the share of time in hard IRQ and softirq, NET_RX and
 NET_TX softirqs, the interrupts of each NIC queue and softnet
 processed/dropped/squeezed, and per NIC packets and bytes, every --interval.
@@ -46,6 +53,15 @@ With -- CMD ARGS it runs the command (its input and output pass through),
 samples while it runs (its threads too), and then prints the verdict. nicdiag
 prints nothing while the command runs. Ctrl-C ends sampling; the verdict
 covers what was sampled.
+
+The command runs in a process group of its own. Started from a terminal's
+foreground, nicdiag gives it the terminal: it reads the terminal and gets
+its Ctrl-C as if run directly. A SIGINT or SIGTERM that nicdiag gets is
+passed on to the command's group. When the run ends (the command exits,
+--duration passes, or nicdiag is interrupted), nicdiag ends the command and
+everything it started: what is left gets SIGTERM, then SIGKILL; nothing it
+started, also in the background, in another session or double-forked,
+outlives nicdiag.
 
 The run verdict (with or without a command) puts what the NICs achieved
 (Ethernet frame bits: the driver's byte counters plus 4 bytes of FCS per
@@ -64,7 +80,11 @@ load do not dilute them.
 --json writes one JSON line per sample and a summary line at the end
 (with a command: only the summary). --record FILE writes the same lines,
 with "type" "start", "sample" and "summary", flushed per sample.
-Exit code: per the findings (0, 1, 2), or 3 if the command could not start.
+Exit code: per the findings (0, 1, 2), also after Ctrl-C or SIGTERM, or 3 if
+the command could not start. The command's own status is in the summary
+("command": "exit_code", "error"); it does not become nicdiag's. If the run
+has not ended 1.5 s after a signal, nicdiag ends it and exits 130 (SIGINT) or
+143 (SIGTERM).
 
 Hard-IRQ time shows as "-" (JSON null) when the kernel does not account it.
 
@@ -75,7 +95,7 @@ examples:
 	bind: func(fs *flag.FlagSet) runFunc {
 		f := &monitorFlags{}
 		fs.DurationVar(&f.interval, "interval", time.Second, "time between samples (at least 10ms)")
-		fs.DurationVar(&f.duration, "duration", 0, "stop after this long (0: until Ctrl-C or the command ends)")
+		fs.DurationVar(&f.duration, "duration", 0, "stop after this long, ending a command still running (0: until Ctrl-C or the command ends)")
 		fs.StringVar(&f.record, "record", "", "also write every sample as JSON lines to `FILE`")
 		fs.StringVar(&f.report, "report", "", "at the end, write a report of the run to `FILE` (.html, or .svg for the charts alone)")
 		return func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
@@ -112,16 +132,22 @@ func runMonitor(ctx context.Context, e *env, args []string, f monitorFlags) int 
 		opts = append(opts, monitor.WithRecordFile(f.record))
 	}
 	argv := e.command
+	release := func() {} // gives the terminal back once the command has ended
 	if len(argv) > 0 {
 		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, e.stdout, e.stderr
+		cmd.Env = e.environ
 		if e.json {
 			cmd.Stdout = e.stderr // keep nicdiag's JSON stream on stdout parseable
+		}
+		if e.process {
+			release = e.adoptCommand(cmd)
 		}
 		opts = append(opts, monitor.WithCommand(cmd))
 	}
 	run, err := monitor.Start(ctx, nics, opts...)
 	if err != nil {
+		release()
 		return e.fail(err)
 	}
 	view := newMonitorView(e, len(argv) > 0)
@@ -132,11 +158,13 @@ func runMonitor(ctx context.Context, e *env, args []string, f monitorFlags) int 
 		}
 		if err != nil {
 			_, _ = run.Stop() // the run has killed the command; wait for it
+			release()
 			return e.fail(err)
 		}
 		view.sample(x)
 	}
 	res, err := run.Stop()
+	release()
 	if err != nil {
 		var re *monitor.RecordError
 		if !errors.As(err, &re) {
@@ -149,6 +177,107 @@ func runMonitor(ctx context.Context, e *env, args []string, f monitorFlags) int 
 		writeRunReport(e, f, res)
 	}
 	return exitFor(res.Summary.Findings)
+}
+
+// adoptCommand prepares the nicdiag process for running cmd: it becomes a
+// child subreaper, so that what the command starts and orphans (a double
+// fork, a daemon in a session of its own) is re-parented to nicdiag rather
+// than init, and at exit (env.close, also the signal watchdog's) every
+// process below nicdiag is killed and reaped. When nicdiag's process group
+// has the terminal on stdin in the foreground, the command's group gets it
+// instead (its input and Ctrl-C); the returned function, also called at
+// exit, gives it back.
+func (e *env) adoptCommand(cmd *exec.Cmd) (release func()) {
+	_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+	release = func() {}
+	fd := int(os.Stdin.Fd())
+	if pg, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP); err == nil && pg == unix.Getpgrp() {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Foreground: true, Ctty: fd}
+		release = sync.OnceFunc(func() { takeTerminal(fd) })
+	}
+	e.onClose(func() {
+		release()
+		endChildren()
+	})
+	return release
+}
+
+// takeTerminal puts nicdiag's process group back in the foreground of the
+// terminal fd, from the background where a process is sent SIGTTOU for
+// that unless it ignores it.
+func takeTerminal(fd int) {
+	signal.Ignore(syscall.SIGTTOU)
+	defer signal.Reset(syscall.SIGTTOU)
+	_ = unix.IoctlSetPointerInt(fd, unix.TIOCSPGRP, unix.Getpgrp())
+}
+
+// endChildren kills every process below nicdiag (its children, theirs, and
+// so on) and reaps its children, waiting up to childrenWait for them to be
+// gone: what a monitored command left when it and its tree were ended, or
+// everything when the signal watchdog ends nicdiag.
+func endChildren() {
+	self := os.Getpid()
+	deadline := time.Now().Add(childrenWait)
+	for {
+		left := false
+		for _, p := range below(self) {
+			if p.zombie {
+				if p.ppid == self {
+					var ws unix.WaitStatus
+					_, _ = unix.Wait4(p.pid, &ws, unix.WNOHANG, nil)
+				}
+				continue
+			}
+			left = true
+			_ = unix.Kill(p.pid, unix.SIGKILL)
+		}
+		if !left || time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// childrenWait bounds endChildren's wait for killed processes to die.
+const childrenWait = time.Second
+
+// procEntry is a process's parent and state, from /proc/PID/stat.
+type procEntry struct {
+	pid, ppid int
+	zombie    bool
+}
+
+// below lists the processes below pid: its children, theirs, and so on.
+func below(pid int) []procEntry {
+	ents, _ := os.ReadDir("/proc")
+	kids := map[int][]procEntry{}
+	for _, ent := range ents {
+		p, err := strconv.Atoi(ent.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + ent.Name() + "/stat")
+		i := bytes.LastIndexByte(b, ')')
+		if err != nil || i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) < 2 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(f[1])
+		kids[ppid] = append(kids[ppid], procEntry{pid: p, ppid: ppid, zombie: f[0] == "Z" || f[0] == "X"})
+	}
+	var out []procEntry
+	queue := []int{pid}
+	for len(queue) > 0 {
+		for _, k := range kids[queue[0]] {
+			out = append(out, k)
+			queue = append(queue, k.pid)
+		}
+		queue = queue[1:]
+	}
+	return out
 }
 
 // monitorTargets inspects the host once and returns the netdevs to sample

@@ -17,8 +17,9 @@ type serveFlags struct {
 }
 
 var serveCmd = &command{
-	name:    "serve",
-	summary: "Prometheus exposition of the joins and verdicts on /metrics",
+	name:       "serve",
+	signalEnds: true, // SIGTERM is how it stops: it shuts down and exits 0
+	summary:    "Prometheus exposition of the joins and verdicts on /metrics",
 	help: `Serves Prometheus metrics on http://ADDR/metrics: per NIC an info metric with
 joined labels (iface, pci, driver, chip, numa), each PCIe hop's link as trained
 and as capable, the bandwidth model's ceiling for the default workload, the

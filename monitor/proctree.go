@@ -1,0 +1,255 @@
+package monitor
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// markerVar begins the name of the environment variable Start adds to the
+// command's environment: the name, one per run, marks every process the
+// command starts, also those that leave its process group and its parent.
+// A name of its own, not a value, so that a nested run's marker (nicdiag
+// monitor -- nicdiag monitor -- CMD) adds to the outer one instead of
+// replacing it.
+const markerVar = "NICDIAG_MONITOR_RUN_"
+
+// How a run's leftovers are ended: SIGTERM (and SIGCONT, for those
+// stopped), SIGKILL after leftoverGrace, checked every pollEvery, given up
+// after killWait more (a process in uninterruptible sleep).
+const (
+	leftoverGrace = time.Second
+	killWait      = 2 * time.Second
+	pollEvery     = 10 * time.Millisecond
+)
+
+// proc is what /proc/PID/stat says of one process.
+type proc struct {
+	pid, ppid, pgid int
+	state           byte
+	start           uint64 // start time in clock ticks after boot: tells a reused pid
+}
+
+// readProc reads /proc/PID/stat; false when the process is gone.
+func readProc(pid int) (proc, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return proc{}, false
+	}
+	return parseStat(pid, b)
+}
+
+// parseStat parses a /proc/PID/stat line: "pid (comm) state ppid pgrp
+// session ... starttime(22) ...". The comm may hold spaces and
+// parentheses; the fields after it start past its last ')'.
+func parseStat(pid int, b []byte) (proc, bool) {
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return proc{}, false
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 20 || len(f[0]) != 1 {
+		return proc{}, false
+	}
+	p := proc{pid: pid, state: f[0][0]}
+	var err1, err2, err3 error
+	p.ppid, err1 = strconv.Atoi(string(f[1]))
+	p.pgid, err2 = strconv.Atoi(string(f[2]))
+	p.start, err3 = strconv.ParseUint(string(f[19]), 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return proc{}, false
+	}
+	return p, true
+}
+
+// listProcs reads the stat of every process in /proc.
+func listProcs() []proc {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	out := make([]proc, 0, len(ents))
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid <= 0 {
+			continue
+		}
+		if p, ok := readProc(pid); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// procKey names one process across pid reuse.
+type procKey struct {
+	pid   int
+	start uint64
+}
+
+// tree is a run's command and every process it started: those in its
+// process group, those whose environment holds the run's marker, those
+// seen in its tree of descendants, and the descendants of all of these.
+// Processes older than the command are never part of it; the caller's own
+// (a load generator it gave Run.Watch, say) are not either, unless the
+// command started them.
+type tree struct {
+	pid    int    // the command
+	pgid   int    // its process group; 0 when it did not get one of its own
+	start  uint64 // its start time
+	marker []byte // markerVarID=1
+	self   int    // this process
+
+	seen   map[procKey]bool // seen among the command's descendants while it ran
+	marked map[procKey]bool // environment read: holds the marker or not
+}
+
+// newMarker returns markerVarID=1 with an ID no other run shares.
+func newMarker() string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return markerVar + strconv.Itoa(os.Getpid()) + "_" + hex.EncodeToString(b) + "=1"
+}
+
+// newTree describes the command started as pid, which has a process group
+// of its own when ownGroup.
+func newTree(pid int, ownGroup bool, marker string) *tree {
+	t := &tree{pid: pid, marker: []byte(marker), self: os.Getpid(),
+		seen: map[procKey]bool{}, marked: map[procKey]bool{}}
+	if ownGroup {
+		t.pgid = pid
+	}
+	if p, ok := readProc(pid); ok {
+		t.start = p.start
+	}
+	return t
+}
+
+// remember records the command's present descendants, so that they are
+// still found once the command is gone and they have been re-parented.
+func (t *tree) remember() {
+	ps := listProcs()
+	for _, p := range descendants(ps, map[int]bool{t.pid: true}) {
+		t.seen[procKey{p.pid, p.start}] = true
+	}
+}
+
+// members returns the processes of ps that belong to the command, other
+// than the command itself.
+func (t *tree) members(ps []proc) []proc {
+	roots := map[int]bool{}
+	for _, p := range ps {
+		if p.pid == t.pid || p.pid == t.self || p.start < t.start {
+			continue
+		}
+		if (t.pgid != 0 && p.pgid == t.pgid) || t.seen[procKey{p.pid, p.start}] || t.hasMarker(p) {
+			roots[p.pid] = true
+		}
+	}
+	out := descendants(ps, roots)
+	for _, p := range ps {
+		if roots[p.pid] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// hasMarker reports whether p's environment holds the run's marker. An
+// environment is read once per process; a zombie's reads as empty.
+func (t *tree) hasMarker(p proc) bool {
+	k := procKey{p.pid, p.start}
+	if m, ok := t.marked[k]; ok {
+		return m
+	}
+	env, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.pid), "environ"))
+	m := err == nil && (bytes.HasPrefix(env, append(t.marker, 0)) ||
+		bytes.Contains(env, append(append([]byte{0}, t.marker...), 0)))
+	if err == nil && p.state != 'Z' {
+		t.marked[k] = m
+	}
+	return m
+}
+
+// descendants returns the processes of ps below those in roots (not the
+// roots themselves), through their parent pids.
+func descendants(ps []proc, roots map[int]bool) []proc {
+	kids := map[int][]proc{}
+	for _, p := range ps {
+		kids[p.ppid] = append(kids[p.ppid], p)
+	}
+	var out []proc
+	done := map[int]bool{}
+	queue := make([]int, 0, len(roots))
+	for pid := range roots {
+		queue = append(queue, pid)
+		done[pid] = true
+	}
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		for _, k := range kids[pid] {
+			if !done[k.pid] {
+				done[k.pid] = true
+				out = append(out, k)
+				queue = append(queue, k.pid)
+			}
+		}
+	}
+	return out
+}
+
+// signal sends sig to the command's process group, or to the command alone
+// when it has none of its own.
+func (t *tree) signal(sig syscall.Signal) {
+	if t.pgid != 0 {
+		_ = unix.Kill(-t.pgid, sig)
+		return
+	}
+	_ = unix.Kill(t.pid, sig)
+}
+
+// endLeftovers ends what the command left running once it has exited:
+// SIGTERM and SIGCONT to each member, SIGKILL to those still there after
+// leftoverGrace, until none is left or killWait more has passed. It reaps
+// those that were re-parented to this process (a child subreaper), never
+// the command itself (exec.Cmd.Wait does).
+func (t *tree) endLeftovers() {
+	termed := map[procKey]bool{}
+	killAt := time.Now().Add(leftoverGrace)
+	giveUp := killAt.Add(killWait)
+	for {
+		now := time.Now()
+		alive := 0
+		for _, p := range t.members(listProcs()) {
+			if p.state == 'Z' || p.state == 'X' {
+				if p.ppid == t.self {
+					var ws unix.WaitStatus
+					_, _ = unix.Wait4(p.pid, &ws, unix.WNOHANG, nil)
+				}
+				continue
+			}
+			alive++
+			k := procKey{p.pid, p.start}
+			switch {
+			case now.After(killAt):
+				_ = unix.Kill(p.pid, unix.SIGKILL)
+			case !termed[k]:
+				termed[k] = true
+				_ = unix.Kill(p.pid, unix.SIGTERM)
+				_ = unix.Kill(p.pid, unix.SIGCONT)
+			}
+		}
+		if alive == 0 || now.After(giveUp) {
+			return
+		}
+		time.Sleep(pollEvery)
+	}
+}
