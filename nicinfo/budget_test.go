@@ -31,6 +31,9 @@ func TestReadBudget(t *testing.T) {
 		if d := time.Since(start); d > time.Second {
 			t.Errorf("a spent budget took %v", d)
 		}
+		if n, err := Get(ctx, want[0].Name, opts...); !errors.Is(err, ErrReadBudget) || errors.Is(err, ErrNoInterface) || n != nil {
+			t.Errorf("Get = %v, %v; want ErrReadBudget, not a missing interface", n, err)
+		}
 		if p := ReadPlatform(ctx, opts...); p.CPUs != 0 || p.ProductName != "" {
 			t.Errorf("ReadPlatform read past the budget: %+v", p)
 		}

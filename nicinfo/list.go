@@ -40,6 +40,9 @@ func List(ctx context.Context, opts ...Option) ([]NIC, error) {
 // wrapping ErrNoInterface (and so os.ErrNotExist).
 func Get(ctx context.Context, name string, opts ...Option) (*NIC, error) {
 	o := buildOptions(opts)
+	if err := o.root.Err(); err != nil {
+		return nil, wrapErr(err) // a spent budget, not a missing interface
+	}
 	if !isNetdev(o, name) {
 		return nil, wrapErr(fmt.Errorf("%q: %w", text.Clip(name), ErrNoInterface))
 	}

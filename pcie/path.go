@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"sort"
 	"strings"
@@ -362,7 +361,7 @@ func (w *walker) functions(dir string) []Function {
 			}
 			seen[n] = true
 			sub := d + "/" + n
-			if fi, err := os.Lstat(w.o.root.Path(sub)); err != nil || fi.Mode()&fs.ModeSymlink != 0 {
+			if m, err := w.o.root.Mode(sub); err != nil || m&fs.ModeSymlink != 0 {
 				continue // sysfs nests functions as directories, never links
 			}
 			cls, err := w.o.root.ReadHex(sub + "/class")
