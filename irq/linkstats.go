@@ -9,6 +9,7 @@ import (
 
 	"github.com/nicdiag/nicdiag/internal/fsroot"
 	"github.com/nicdiag/nicdiag/internal/text"
+	"golang.org/x/sys/unix"
 )
 
 // linkCounters are an interface's packet and byte counters since it came up.
@@ -143,4 +144,23 @@ func (s netlinkStats) counters(iface string) (linkCounters, error) {
 		TXBytes: st.TxBytes, RXDropped: st.RxDropped,
 		RXMissedErrors: st.RxMissedErrors, RXFIFOErrors: st.RxFifoErrors, RXOverErrors: st.RxOverErrors,
 		TXDropped: st.TxDropped, Has: hasAllLinkLosses}, nil
+}
+
+// connLinkStats reads interface counters over conn's kept routing netlink
+// socket (RTM_GETSTATS): the same rtnl_link_stats64 as sysfs's statistics
+// files, for all nine counters one request, where sysfs takes nine reads.
+// In the caller's namespace (netns ""), an interface the socket does not
+// see is read from sysfs, as before: sysfs shows the namespace it was
+// mounted in, and nicinfo lists the NICs from there.
+type connLinkStats struct {
+	conn  *nsConn
+	sysfs *sysfsStats // nil with WithNetns
+}
+
+func (s connLinkStats) counters(iface string) (linkCounters, error) {
+	c, err := s.conn.linkStats(iface)
+	if err != nil && s.sysfs != nil && errors.Is(err, unix.ENODEV) {
+		return s.sysfs.counters(iface)
+	}
+	return c, err
 }

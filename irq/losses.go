@@ -112,9 +112,21 @@ func (f lossStatsFunc) losses(iface string) (lossCounters, error) { return f(ifa
 type ethtoolLossStats struct {
 	netns string
 	e     *ethtool.Ethtool
+	conn  *nsConn // when set, its kept socket is used (the live default)
 }
 
 func (s ethtoolLossStats) losses(iface string) (lossCounters, error) {
+	if s.conn != nil {
+		var l lossList
+		if err := s.lossesInto(iface, &l); err != nil {
+			return nil, err
+		}
+		out := lossCounters{}
+		for _, e := range l {
+			out[e.name] = e.lossCounter
+		}
+		return out, nil
+	}
 	m, err := readEthtoolStats(s.e, s.netns, iface)
 	if err != nil {
 		return nil, err
@@ -122,6 +134,26 @@ func (s ethtoolLossStats) losses(iface string) (lossCounters, error) {
 	out := lossCounters{}
 	ethtoolLosses(m, out)
 	return out, nil
+}
+
+// lossesInto appends iface's loss counters to dst.
+func (s ethtoolLossStats) lossesInto(iface string, dst *lossList) error {
+	if s.conn == nil {
+		m, err := s.losses(iface)
+		dst.addMap(m)
+		return err
+	}
+	t, err := s.conn.ethtoolStats(iface)
+	if err != nil {
+		return err
+	}
+	t.lossesInto(dst)
+	return nil
+}
+
+// lossStatsInto is a lossStatser that appends to a reading's list.
+type lossStatsInto interface {
+	lossesInto(iface string, dst *lossList) error
 }
 
 // readLosses gathers each NIC's loss counters at reading r, whose link and
@@ -133,18 +165,25 @@ func (s ethtoolLossStats) losses(iface string) (lossCounters, error) {
 func (s *Sampler) readLosses(r *reading) {
 	for i, n := range s.nics {
 		nr := &r.nics[i]
-		m := nr.losses[:0]
+		m := &nr.losses
+		*m = (*m)[:0]
 		if nr.linkErr == nil {
-			linkLosses(nr.link, &m)
+			linkLosses(nr.link, m)
 		}
 		ok := nr.queueErr == nil && nr.queued
 		m.addMap(nr.queues.Losses)
 		if s.o.lossStats != nil && !(ok && nr.queues.Ethtool) {
-			l, err := s.o.lossStats.losses(n.Name)
+			var err error
+			if li, into := s.o.lossStats.(lossStatsInto); into {
+				err = li.lossesInto(n.Name, m)
+			} else {
+				var l lossCounters
+				l, err = s.o.lossStats.losses(n.Name)
+				m.addMap(l)
+			}
 			if err != nil {
 				r.missing = append(r.missing, "ethtool -S "+n.Name+": "+err.Error())
 			}
-			m.addMap(l)
 		}
 		if s.o.pauseStats != nil {
 			l, err := s.o.pauseStats.losses(n.Name)
@@ -154,7 +193,6 @@ func (s *Sampler) readLosses(r *reading) {
 			m.addMap(l)
 		}
 		m.sort()
-		nr.losses = m
 	}
 }
 

@@ -353,7 +353,9 @@ func TestSamplerLossesOffUnderRoot(t *testing.T) {
 	if o := newOptions([]Option{WithRoot(t.TempDir())}); o.lossStats != nil {
 		t.Errorf("loss stats under a root: %T", o.lossStats)
 	}
-	if o := newOptions([]Option{WithNetns("/run/netns/x")}); o.lossStats != (ethtoolLossStats{netns: "/run/netns/x"}) {
+	// The live default reads in the namespace of WithNetns, over the
+	// sockets the other live sources share.
+	if o := newOptions([]Option{WithNetns("/run/netns/x")}); o.lossStats != (ethtoolLossStats{netns: "/run/netns/x", conn: o.conn}) {
 		t.Errorf("live loss stats = %#v", o.lossStats)
 	}
 	if o := newOptions([]Option{withLossStats(nil)}); o.lossStats != nil {

@@ -28,6 +28,9 @@ type options struct {
 	pauseStatsSet bool
 	now           func() time.Time
 	pcie          []string // WithPCIe addresses
+	// conn is the kept sockets of the live default sources (nil under a
+	// root, off Linux, or when every source was replaced).
+	conn *nsConn
 }
 
 func newOptions(opts []Option) options {
@@ -41,21 +44,29 @@ func newOptions(opts []Option) options {
 		o.interval = time.Second
 	}
 	live := o.root.Live()
+	if live && (o.stats == nil || !o.queueStatsSet || !o.lossStatsSet || !o.pauseStatsSet) {
+		o.conn = newNSConn(o.netns)
+	}
 	if o.stats == nil {
-		if live && o.netns != "" {
+		switch {
+		case o.conn != nil && o.netns != "":
+			o.stats = connLinkStats{conn: o.conn}
+		case o.conn != nil:
+			o.stats = connLinkStats{conn: o.conn, sysfs: &sysfsStats{r: o.root}}
+		case live && o.netns != "":
 			o.stats = netlinkStats{o.netns}
-		} else {
+		default:
 			o.stats = &sysfsStats{r: o.root}
 		}
 	}
 	if !o.queueStatsSet && live {
-		o.queueStats = defaultQueueStats(o.netns)
+		o.queueStats = defaultQueueStats(o.netns, o.conn)
 	}
 	if !o.lossStatsSet && live {
-		o.lossStats = ethtoolLossStats{netns: o.netns}
+		o.lossStats = ethtoolLossStats{netns: o.netns, conn: o.conn}
 	}
 	if !o.pauseStatsSet && live {
-		o.pauseStats = defaultPauseStats(o.netns)
+		o.pauseStats = defaultPauseStats(o.netns, o.conn)
 	}
 	return o
 }

@@ -25,6 +25,7 @@ type ethtoolPauseStats struct {
 	// does not gain pause statistics while it runs, so they are not asked
 	// again (a request costs a netlink handle and a socket).
 	none map[string]bool
+	conn *nsConn // when set, its kept socket is used (the live default)
 }
 
 func (s *ethtoolPauseStats) losses(iface string) (lossCounters, error) {
@@ -49,6 +50,9 @@ func (s *ethtoolPauseStats) losses(iface string) (lossCounters, error) {
 // counts reads iface's pause counters; pauseCounts{} where the kernel or
 // driver has none.
 func (s *ethtoolPauseStats) counts(iface string) (pauseCounts, error) {
+	if s.conn != nil {
+		return s.conn.pauseCounts(&s.family, iface)
+	}
 	var p pauseCounts
 	err := linkInNetns(s.netns, iface, func(ns netns.NsHandle, h *netlink.Handle, idx uint32) error {
 		fam, err := s.family.id(h, ethtoolFamilyName)
@@ -83,7 +87,7 @@ func pauseGet(ns netns.NsHandle, fam uint16, ifindex uint32) ([][]byte, error) {
 	hdr.AddRtAttr(ethtoolAHeaderDevIndex, nl.Uint32Attr(ifindex))
 	hdr.AddRtAttr(ethtoolAHeaderFlags, nl.Uint32Attr(ethtoolFlagStats))
 	return genlRequest(ns, fam, unix.NLM_F_ACK, 1,
-		&nl.Genlmsg{Command: ethtoolMsgPauseGet, Version: ethtoolFamilyVersion}, hdr)
+		genlHeader{ethtoolMsgPauseGet, ethtoolFamilyVersion}, hdr)
 }
 
 // defaultPauseStats is the live default in the network namespace at netns
@@ -91,4 +95,10 @@ func pauseGet(ns netns.NsHandle, fam uint16, ifindex uint32) ([][]byte, error) {
 // maxNoPause bounds the interfaces remembered as without pause counters.
 const maxNoPause = 4096
 
-func defaultPauseStats(netns string) lossStatser { return &ethtoolPauseStats{netns: netns} }
+func defaultPauseStats(netns string, conn ...*nsConn) lossStatser {
+	p := &ethtoolPauseStats{netns: netns}
+	if len(conn) > 0 {
+		p.conn = conn[0]
+	}
+	return p
+}

@@ -55,7 +55,7 @@ func ethtoolRaw(t *testing.T, cmd uint8, hdrAttr uint16, ifindex, flags uint32) 
 		hdr.AddRtAttr(ethtoolAHeaderFlags, nl.Uint32Attr(flags))
 	}
 	return genlRequest(netns.None(), fam, unix.NLM_F_ACK, 4,
-		&nl.Genlmsg{Command: cmd, Version: ethtoolFamilyVersion}, hdr)
+		genlHeader{cmd, ethtoolFamilyVersion}, hdr)
 }
 
 func ifindex(t *testing.T, name string) uint32 {

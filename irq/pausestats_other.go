@@ -3,4 +3,4 @@
 package irq
 
 // defaultPauseStats is nil off Linux: no ethtool netlink.
-func defaultPauseStats(string) lossStatser { return nil }
+func defaultPauseStats(string, ...*nsConn) lossStatser { return nil }

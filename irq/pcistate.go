@@ -42,6 +42,13 @@ type pciFunc struct {
 	speed  kfile
 	width  kfile
 	aer    [3]kfile
+	// absent marks the files (bit 0 speed, 1 width, 2.. AER) the function
+	// did not have at the last reading, where that holds while it exists:
+	// in sysfs, a device's attribute files are fixed when it is added. Its
+	// vendor file, anchor, is then read in their place; when that fails
+	// (ENODEV: the device is gone) they are asked for again.
+	absent uint8
+	anchor kfile
 	// The last link attribute texts and what they parsed to: a link's
 	// speed and width seldom change, and are then not parsed again.
 	speedText, widthText string
@@ -64,8 +71,9 @@ func newPCIFuncs(addrs []string, w *fileWatch) []pciFunc {
 		dir := "/sys/bus/pci/devices/" + string(a)
 		f := &out[i]
 		*f = pciFunc{addr: string(a), dir: dir,
-			speed: kfile{path: dir + "/current_link_speed", once: true, w: w},
-			width: kfile{path: dir + "/current_link_width", once: true, w: w}}
+			speed:  kfile{path: dir + "/current_link_speed", once: true, w: w},
+			width:  kfile{path: dir + "/current_link_width", once: true, w: w},
+			anchor: kfile{path: dir + "/vendor", once: true, w: w}}
 		for k, af := range aerFiles {
 			f.aer[k] = kfile{path: dir + "/" + af.file, once: true, w: w}
 		}
@@ -77,6 +85,7 @@ func newPCIFuncs(addrs []string, w *fileWatch) []pciFunc {
 func (f *pciFunc) close() {
 	f.speed.close()
 	f.width.close()
+	f.anchor.close()
 	for k := range f.aer {
 		f.aer[k].close()
 	}
@@ -101,21 +110,40 @@ func (f *pciFunc) read(root fsroot.Root, buf *[]byte) pciRead {
 		return pciRead{addr: f.addr, err: f.badErr}
 	}
 	out := pciRead{addr: f.addr}
+	if f.absent != 0 {
+		var err error
+		if *buf, err = f.anchor.read(root, *buf, maxSysfsFile); err != nil {
+			f.absent = 0 // gone or replaced: ask for every file again
+			f.anchor.close()
+		}
+	}
 	var errs []string
-	attr := func(k *kfile, name string) ([]byte, error) {
+	newlyAbsent := uint8(0)
+	attr := func(k *kfile, bit uint8, name string) ([]byte, error) {
+		if f.absent&bit != 0 {
+			return nil, errAbsent
+		}
 		var err error
 		if *buf, err = k.read(root, *buf, maxSysfsFile); err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				errs = append(errs, name+": "+err.Error())
+			} else {
+				newlyAbsent |= bit
 			}
 			return nil, err
 		}
 		return bytes.TrimSpace(*buf), nil
 	}
+	defer func() {
+		if newlyAbsent != 0 {
+			f.markAbsent(root, buf, newlyAbsent)
+		}
+	}()
 	// Whether the function is there at all is asked only when its first
 	// file is not (a stat less per function and reading).
-	b, err := attr(&f.speed, "current_link_speed")
-	if errors.Is(err, fs.ErrNotExist) && !root.Exists(f.dir) {
+	b, err := attr(&f.speed, 1, "current_link_speed")
+	if errors.Is(err, fs.ErrNotExist) && f.absent&1 == 0 && !root.Exists(f.dir) {
+		newlyAbsent = 0
 		out.err = fmt.Errorf("%w: %s", pcie.ErrNotFound, f.addr).Error()
 		return out
 	}
@@ -133,7 +161,7 @@ func (f *pciFunc) read(root fsroot.Root, buf *[]byte) pciRead {
 		}
 		out.gts = f.gts
 	}
-	if b, err := attr(&f.width, "current_link_width"); err == nil {
+	if b, err := attr(&f.width, 2, "current_link_width"); err == nil {
 		if string(b) != f.widthText || f.widthText == "" {
 			f.widthText, f.widthErr = string(b), ""
 			v, err := pcie.ParseWidth(f.widthText)
@@ -148,13 +176,7 @@ func (f *pciFunc) read(root fsroot.Root, buf *[]byte) pciRead {
 		out.width = f.lanes
 	}
 	for i, af := range aerFiles {
-		var err error
-		*buf, err = f.aer[i].read(root, *buf, maxSysfsFile)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			errs = append(errs, af.file+": "+err.Error())
+		if _, err := attr(&f.aer[i], 4<<i, af.file); err != nil {
 			continue
 		}
 		v, ok, err := pcie.AERTotal(*buf, af.total)
@@ -172,6 +194,25 @@ func (f *pciFunc) read(root fsroot.Root, buf *[]byte) pciRead {
 		out.err = strings.Join(errs, "; ")
 	}
 	return out
+}
+
+// errAbsent stands for a file known absent (pciFunc.absent).
+var errAbsent = fmt.Errorf("absent: %w", fs.ErrNotExist)
+
+// markAbsent records the files of bits as absent when the function's
+// anchor is on sysfs, and holds the anchor open.
+func (f *pciFunc) markAbsent(root fsroot.Root, buf *[]byte, bits uint8) {
+	if f.anchor.f == nil {
+		var err error
+		if *buf, err = f.anchor.read(root, *buf, maxSysfsFile); err != nil {
+			return
+		}
+	}
+	if f.anchor.kernel {
+		f.absent |= bits
+	} else {
+		f.anchor.close()
+	}
 }
 
 // pcieStates returns each function's link at reading b and its AER errors

@@ -64,38 +64,88 @@ var qstatsLosses = [...]string{lossQstats + "rx-alloc-fail", lossQstats + "rx-hw
 // queues (its base statistics), so the sums can fall short of the device's.
 // A truncated, malformed or contradictory message is an error.
 func parseQstatsDump(msgs [][]byte, ifindex uint32) (queueCounters, error) {
-	out := queueCounters{RX: map[int]queueCounter{}, TX: map[int]queueCounter{}, Losses: lossCounters{}}
-	seen := map[[2]uint32]bool{}
-	for i, m := range msgs {
-		r, err := parseQstatsMsg(m)
-		if err != nil {
-			return queueCounters{}, fmt.Errorf("netdev qstats message %d: %w", i, err)
-		}
-		if r.ifindex != ifindex {
-			continue
-		}
-		key := [2]uint32{r.qtype, r.qid}
-		if seen[key] {
-			return queueCounters{}, fmt.Errorf("netdev qstats message %d: %w: queue %d type %d twice", i, ErrMalformed, r.qid, r.qtype)
-		}
-		seen[key] = true
-		dst := out.RX
-		c := queueCounter{Packets: r.rxPackets, Bytes: r.rxBytes, HasPackets: r.has&hasRXPackets != 0, HasBytes: r.has&hasRXBytes != 0}
-		if r.qtype == netdevQueueTypeTX {
-			dst = out.TX
-			c = queueCounter{Packets: r.txPackets, Bytes: r.txBytes, HasPackets: r.has&hasTXPackets != 0, HasBytes: r.has&hasTXBytes != 0}
-		}
-		if c.HasPackets || c.HasBytes {
-			dst[int(r.qid)] = c
-		}
-		for j, name := range qstatsLosses {
-			if r.has&(hasRXAllocFail<<j) != 0 {
-				l := out.Losses[name]
-				out.Losses[name] = lossCounter{LossNIC, l.Value + r.losses[j]}
-			}
+	a := qstatsAcc{out: &queueCounters{}, ifindex: ifindex}
+	a.reset()
+	for _, m := range msgs {
+		if err := a.add(m); err != nil {
+			return queueCounters{}, err
 		}
 	}
-	return out, nil
+	return *a.out, nil
+}
+
+// qstatsAcc gathers the rows of one interface of a qstats dump, message
+// by message, into out (parseQstatsDump's result), whose maps it reuses.
+type qstatsAcc struct {
+	out     *queueCounters
+	ifindex uint32
+	seen    map[[2]uint32]bool
+	n       int // messages added
+}
+
+// reset empties out's maps (making them where nil) for a new dump.
+func (a *qstatsAcc) reset() {
+	a.out.reset()
+	if a.seen == nil {
+		a.seen = map[[2]uint32]bool{}
+	}
+	clear(a.seen)
+	a.n = 0
+}
+
+// reset empties q for new counters, making its maps where nil.
+func (q *queueCounters) reset() {
+	if q.RX == nil {
+		q.RX = map[int]queueCounter{}
+	}
+	if q.TX == nil {
+		q.TX = map[int]queueCounter{}
+	}
+	if q.Losses == nil {
+		q.Losses = lossCounters{}
+	}
+	q.clear()
+}
+
+// add adds one message of the dump.
+func (a *qstatsAcc) add(m []byte) error {
+	i := a.n
+	r, err := parseQstatsMsg(m)
+	if err != nil {
+		a.n++
+		return fmt.Errorf("netdev qstats message %d: %w", i, err)
+	}
+	return a.addRow(&r)
+}
+
+// addRow adds one parsed message of the dump.
+func (a *qstatsAcc) addRow(r *qstatsRow) error {
+	i := a.n
+	a.n++
+	if r.ifindex != a.ifindex {
+		return nil
+	}
+	key := [2]uint32{r.qtype, r.qid}
+	if a.seen[key] {
+		return fmt.Errorf("netdev qstats message %d: %w: queue %d type %d twice", i, ErrMalformed, r.qid, r.qtype)
+	}
+	a.seen[key] = true
+	dst := a.out.RX
+	c := queueCounter{Packets: r.rxPackets, Bytes: r.rxBytes, HasPackets: r.has&hasRXPackets != 0, HasBytes: r.has&hasRXBytes != 0}
+	if r.qtype == netdevQueueTypeTX {
+		dst = a.out.TX
+		c = queueCounter{Packets: r.txPackets, Bytes: r.txBytes, HasPackets: r.has&hasTXPackets != 0, HasBytes: r.has&hasTXBytes != 0}
+	}
+	if c.HasPackets || c.HasBytes {
+		dst[int(r.qid)] = c
+	}
+	for j, name := range qstatsLosses {
+		if r.has&(hasRXAllocFail<<j) != 0 {
+			l := a.out.Losses[name]
+			a.out.Losses[name] = lossCounter{LossNIC, l.Value + r.losses[j]}
+		}
+	}
+	return nil
 }
 
 // qstatsRow is one message of a queue-scope qstats dump.
@@ -238,4 +288,20 @@ func (s firstQueueStats) counters(iface string) (queueCounters, error) {
 		return c, nil
 	}
 	return s.fallback.counters(iface)
+}
+
+// countersInto is counters into dst, reusing its maps, when both sources
+// can.
+func (s firstQueueStats) countersInto(iface string, dst *queueCounters) error {
+	p, ok1 := s.primary.(queueStatsInto)
+	f, ok2 := s.fallback.(queueStatsInto)
+	if !ok1 || !ok2 {
+		c, err := s.counters(iface)
+		*dst = c
+		return err
+	}
+	if err := p.countersInto(iface, dst); err == nil && (len(dst.RX) > 0 || len(dst.TX) > 0) {
+		return nil
+	}
+	return f.countersInto(iface, dst)
 }

@@ -27,9 +27,30 @@ import (
 type netdevQueueStats struct {
 	netns  string
 	family genlFamily
+	conn   *nsConn // when set, its kept socket is used (the live default)
+}
+
+// countersInto is counters into dst, reusing its maps.
+func (s *netdevQueueStats) countersInto(iface string, dst *queueCounters) error {
+	if s.conn == nil {
+		c, err := s.counters(iface)
+		*dst = c
+		return err
+	}
+	return s.conn.qstatsInto(&s.family, iface, dst)
 }
 
 func (s *netdevQueueStats) counters(iface string) (queueCounters, error) {
+	if s.conn != nil {
+		var c queueCounters
+		if err := s.countersInto(iface, &c); err != nil {
+			if err == errNoQstats {
+				err = fmt.Errorf("%s: %w", iface, err)
+			}
+			return queueCounters{}, err
+		}
+		return c, nil
+	}
 	var c queueCounters
 	err := linkInNetns(s.netns, iface, func(ns netns.NsHandle, h *netlink.Handle, idx uint32) error {
 		fam, err := s.familyID(h)
@@ -37,7 +58,7 @@ func (s *netdevQueueStats) counters(iface string) (queueCounters, error) {
 			return fmt.Errorf("%s: %w", iface, err)
 		}
 		msgs, err := genlRequest(ns, fam, unix.NLM_F_DUMP, maxQstatsMsgs,
-			&nl.Genlmsg{Command: netdevCmdQstatsGet, Version: netdevFamilyVersion},
+			genlHeader{netdevCmdQstatsGet, netdevFamilyVersion},
 			nl.NewRtAttr(netdevAQstatsIfindex, nl.Uint32Attr(idx)),
 			nl.NewRtAttr(netdevAQstatsScope, nl.Uint32Attr(netdevQstatsScopeQueue)))
 		if err != nil {
@@ -100,17 +121,46 @@ const maxQstatsMsgs = 4 * (maxQstatsQueue + 1)
 // sends qstats rows without NLM_F_MULTI (genlmsg_iput), on which
 // nl.NetlinkRequest.Execute stops after the first row.
 func genlRequest(ns netns.NsHandle, fam uint16, flags, max int, data ...nl.NetlinkRequestData) ([][]byte, error) {
-	sock, err := nl.GetNetlinkSocketAt(ns, netns.None(), unix.NETLINK_GENERIC)
+	sock, err := genlSocket(ns)
 	if err != nil {
 		return nil, err
 	}
 	defer sock.Close()
+	return genlRequestOn(sock, fam, flags, max, data...)
+}
+
+// genlHeader is a struct genlmsghdr for a request: command, version and
+// a reserved u16 that must be 0. nl.Genlmsg is not used: its Serialize
+// views the 2-byte struct as 4 bytes, sending whatever follows it in
+// memory as "reserved", which a 6.18 kernel answers with EINVAL (the
+// qstats of eth0 here failed so at random).
+type genlHeader struct{ cmd, version uint8 }
+
+func (h genlHeader) Len() int          { return genlHdrLen }
+func (h genlHeader) Serialize() []byte { return []byte{h.cmd, h.version, 0, 0} }
+
+// genlSocket opens a generic netlink socket in namespace ns (netns.None():
+// the caller's), with the send and receive timeouts of package nl.
+func genlSocket(ns netns.NsHandle) (*nl.NetlinkSocket, error) {
+	sock, err := nl.GetNetlinkSocketAt(ns, netns.None(), unix.NETLINK_GENERIC)
+	if err != nil {
+		return nil, err
+	}
 	if err := sock.SetSendTimeout(&nl.SocketTimeoutTv); err != nil {
+		sock.Close()
 		return nil, err
 	}
 	if err := sock.SetReceiveTimeout(&nl.SocketTimeoutTv); err != nil {
+		sock.Close()
 		return nil, err
 	}
+	return sock, nil
+}
+
+// genlRequestOn is genlRequest on sock, a socket kept open between
+// requests: replies to an earlier request that gave up (a timeout) are
+// told apart by their sequence number and skipped.
+func genlRequestOn(sock *nl.NetlinkSocket, fam uint16, flags, max int, data ...nl.NetlinkRequestData) ([][]byte, error) {
 	req := nl.NewNetlinkRequest(int(fam), flags)
 	for _, d := range data {
 		req.AddData(d)
@@ -177,6 +227,13 @@ type genlFamily struct {
 	v  uint16 // 0 until looked up
 }
 
+// known returns the id when it was looked up already, else 0.
+func (f *genlFamily) known() uint16 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.v
+}
+
 func (f *genlFamily) id(h *netlink.Handle, name string) (uint16, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -196,7 +253,12 @@ func (f *genlFamily) id(h *netlink.Handle, name string) (uint16, error) {
 
 // defaultQueueStats is the live default in the network namespace at netns
 // ("": the caller's): netdev qstats for an interface whose kernel and
-// driver report them, its ethtool statistics otherwise.
-func defaultQueueStats(netns string) queueStatser {
-	return firstQueueStats{&netdevQueueStats{netns: netns}, ethtoolQueueStats{netns: netns}}
+// driver report them, its ethtool statistics otherwise; asked over conn's
+// kept sockets when conn is set.
+func defaultQueueStats(netns string, conn ...*nsConn) queueStatser {
+	var c *nsConn
+	if len(conn) > 0 {
+		c = conn[0]
+	}
+	return firstQueueStats{&netdevQueueStats{netns: netns, conn: c}, ethtoolQueueStats{netns: netns, conn: c}}
 }

@@ -13,4 +13,6 @@ func (s *netdevQueueStats) counters(iface string) (queueCounters, error) {
 	return queueCounters{}, fmt.Errorf("%s: %w: not Linux", iface, errNoQstats)
 }
 
-func defaultQueueStats(netns string) queueStatser { return ethtoolQueueStats{netns: netns} }
+func defaultQueueStats(netns string, _ ...*nsConn) queueStatser {
+	return ethtoolQueueStats{netns: netns}
+}

@@ -50,9 +50,17 @@ func (f queueStatsFunc) counters(iface string) (queueCounters, error) { return f
 type ethtoolQueueStats struct {
 	netns string
 	e     *ethtool.Ethtool
+	conn  *nsConn // when set, its kept socket is used (the live default)
 }
 
 func (s ethtoolQueueStats) counters(iface string) (queueCounters, error) {
+	if s.conn != nil {
+		var c queueCounters
+		if err := s.countersInto(iface, &c); err != nil {
+			return queueCounters{}, err
+		}
+		return c, nil
+	}
 	m, err := readEthtoolStats(s.e, s.netns, iface)
 	if err != nil {
 		return queueCounters{}, err
@@ -61,6 +69,35 @@ func (s ethtoolQueueStats) counters(iface string) (queueCounters, error) {
 	c.Losses, c.Ethtool = lossCounters{}, true
 	ethtoolLosses(m, c.Losses)
 	return c, nil
+}
+
+// countersInto is counters into dst, reusing its maps.
+func (s ethtoolQueueStats) countersInto(iface string, dst *queueCounters) error {
+	if s.conn == nil {
+		c, err := s.counters(iface)
+		*dst = c
+		return err
+	}
+	t, err := s.conn.ethtoolStats(iface)
+	if err != nil {
+		return err
+	}
+	t.queuesInto(dst)
+	return nil
+}
+
+// queueStatsInto is a queueStatser that can fill a reading's counters in
+// place, reusing their maps.
+type queueStatsInto interface {
+	countersInto(iface string, dst *queueCounters) error
+}
+
+// clear empties q, keeping its maps: no counters, as a failed read has.
+func (q *queueCounters) clear() {
+	clear(q.RX)
+	clear(q.TX)
+	clear(q.Losses)
+	q.Ethtool = false
 }
 
 // readEthtoolStats reads iface's ethtool statistics through e, or when e is

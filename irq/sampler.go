@@ -84,8 +84,13 @@ func NewSampler(ctx context.Context, nics []nicinfo.NIC, opts ...Option) (*Sampl
 	s := &Sampler{o: o, nics: slices.Clone(nics), prev: new(reading), cur: new(reading), fw: fw,
 		ints: kfile{path: interruptsFile, w: fw}, stat: kfile{path: statFile, w: fw}, softirqs: kfile{path: softirqsFile, w: fw},
 		softnet: kfile{path: softnetFile, w: fw}, pci: newPCIFuncs(o.pcie, fw)}
-	if st, ok := o.stats.(*sysfsStats); ok {
+	switch st := o.stats.(type) {
+	case *sysfsStats:
 		st.w = fw
+	case connLinkStats:
+		if st.sysfs != nil {
+			st.sysfs.w = fw
+		}
 	}
 	s.watch.dirs.w, s.watch.stats.w, s.watch.children.w, s.clockFiles.w = fw, fw, fw, fw
 	if err := ctx.Err(); err != nil {
@@ -105,9 +110,15 @@ func (s *Sampler) Close() error {
 	for _, k := range []*kfile{&s.ints, &s.stat, &s.softirqs, &s.softnet} {
 		k.close()
 	}
-	if st, ok := s.o.stats.(*sysfsStats); ok {
+	switch st := s.o.stats.(type) {
+	case *sysfsStats:
 		st.close()
+	case connLinkStats:
+		if st.sysfs != nil {
+			st.sysfs.close()
+		}
 	}
+	s.o.conn.close()
 	for i := range s.pci {
 		s.pci[i].close()
 	}
@@ -244,8 +255,14 @@ func (s *Sampler) read(r *reading) error {
 		return err
 	}
 	s.readSoftnet(r)
+	if s.o.conn != nil {
+		s.o.conn.begin()
+	}
 	s.readNICs(r)
 	s.readLosses(r)
+	if s.o.conn != nil {
+		s.o.conn.end()
+	}
 	s.readTasks(r)
 	s.readPCIe(r)
 	s.readClocks(r)
@@ -301,9 +318,16 @@ func (s *Sampler) readNICs(r *reading) {
 		nr := &r.nics[i]
 		nr.link, nr.linkErr = s.o.stats.counters(n.Name)
 		nr.queued = s.o.queueStats != nil
-		nr.queues, nr.queueErr = queueCounters{}, nil
-		if nr.queued {
-			if nr.queues, nr.queueErr = s.o.queueStats.counters(n.Name); nr.queueErr != nil {
+		nr.queueErr = nil
+		switch q := s.o.queueStats.(type) {
+		case nil:
+			nr.queues.clear()
+		case queueStatsInto:
+			if nr.queueErr = q.countersInto(n.Name, &nr.queues); nr.queueErr != nil {
+				nr.queues.clear()
+			}
+		default:
+			if nr.queues, nr.queueErr = q.counters(n.Name); nr.queueErr != nil {
 				nr.queues = queueCounters{}
 			}
 		}
