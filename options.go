@@ -94,7 +94,7 @@ func (o options) nicinfo() []nicinfo.Option {
 }
 
 func (o options) pcie() []pcie.Option {
-	return []pcie.Option{pcie.WithRoot(o.root)}
+	return []pcie.Option{pcie.WithRoot(o.root), pcie.WithReadDeadline(o.deadline)}
 }
 
 // rootDir is the directory read: "/" for the live host.

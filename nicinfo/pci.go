@@ -136,11 +136,8 @@ func (r *reader) readSRIOV(f *PCIFunction, dir string) {
 
 // readPCIeLink reads the function's own link; conventional PCI has none.
 func (r *reader) readPCIeLink(ctx context.Context, f *PCIFunction) {
-	if err := r.root.Err(); err != nil {
-		r.missing("pci.link", err) // pcie reads by its own Root, without the deadline
-		return
-	}
-	la, err := pcie.ReadLinkAttrs(ctx, f.Address, pcie.WithRoot(r.root.Dir()))
+	deadline, _ := r.root.Deadline()
+	la, err := pcie.ReadLinkAttrs(ctx, f.Address, pcie.WithRoot(r.root.Dir()), pcie.WithReadDeadline(deadline))
 	if err != nil {
 		r.missing("pci.link", err)
 		return

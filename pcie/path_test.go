@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nicdiag/nicdiag/finding"
 )
@@ -574,5 +576,20 @@ func BenchmarkDecodeConfig(b *testing.B) {
 		if _, err := DecodeConfig(cfg); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// A read deadline in the past stops the walk at once with an error matching
+// context.DeadlineExceeded; none leaves the path as it was.
+func TestPathToReadDeadline(t *testing.T) {
+	dir := filepath.Join("..", "testdata", "snapshots", "82576-minipcie-x1")
+	ctx := context.Background()
+	p, err := PathTo(ctx, "0000:01:00.0", WithRoot(dir), WithReadDeadline(time.Now().Add(-time.Second)))
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("PathTo past its deadline = %+v, %v; want context.DeadlineExceeded", p, err)
+	}
+	p, err = PathTo(ctx, "0000:01:00.0", WithRoot(dir), WithReadDeadline(time.Now().Add(time.Hour)))
+	if err != nil || len(p.Hops) == 0 {
+		t.Errorf("PathTo = %+v, %v", p, err)
 	}
 }
