@@ -155,7 +155,7 @@ func benchNIC(k int) nicinfo.NIC {
 // ports above them with link and AER files, and a process tree of 20 tasks
 // under pid 1000 among 50 others. It returns the root and the WithPCIe
 // addresses.
-func benchHost(b *testing.B) (string, []string) {
+func benchHost(b testing.TB) (string, []string) {
 	root := b.TempDir()
 	files := map[string]string{
 		"proc/interrupts":                     string(genInterrupts(benchCPUs, benchIRQs)),

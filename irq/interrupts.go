@@ -39,6 +39,7 @@ type countStore struct {
 	blocks [][]uint64
 	width  int
 	n      int // rows held
+	hint   int // rows the parse will hold, when known: a last block no larger
 }
 
 const blockRows = 64
@@ -55,10 +56,19 @@ func (c *countStore) reset(width int) {
 // add appends a row of zeros and returns it.
 func (c *countStore) add() []uint64 {
 	b := c.n / blockRows
-	if b == len(c.blocks) {
-		c.blocks = append(c.blocks, make([]uint64, blockRows*c.width))
-	}
 	i := c.n % blockRows * c.width
+	switch {
+	case b == len(c.blocks):
+		rows := blockRows
+		if c.hint > c.n {
+			rows = min(blockRows, c.hint-c.n)
+		}
+		c.blocks = append(c.blocks, make([]uint64, rows*c.width))
+	case len(c.blocks[b]) < i+c.width: // a short last block, and more rows
+		nb := make([]uint64, blockRows*c.width)
+		copy(nb, c.blocks[b])
+		c.blocks[b] = nb
+	}
 	r := c.blocks[b][i : i+c.width : i+c.width]
 	clear(r)
 	c.n++
@@ -236,6 +246,19 @@ func parseRows(lr *lineReader, x *Interrupts, mode parseMode, ref *Interrupts, k
 	}
 	ncpu := len(cpus)
 	x.counts.reset(ncpu)
+	switch mode {
+	case keepNone:
+		x.counts.hint = 1
+	case keepSome:
+		x.counts.hint = 0
+		for _, k := range keep {
+			if k {
+				x.counts.hint++
+			}
+		}
+	default:
+		x.counts.hint = 0
+	}
 	against := mode == keepSome // a steady reading, checked row by row
 	if against && !slices.Equal(cpus, ref.CPUs) {
 		return errLayout

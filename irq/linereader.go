@@ -44,6 +44,10 @@ type lineReader struct {
 	line int // the number of the line last returned, from 1
 	// limit caps the counts kept (0: maxCounts).
 	limit int
+	// at, when set, reads in place of k (tests: chunks of any size);
+	// size is the buffer's first size (0: chunk).
+	at   func(p []byte, off int64) (int, error)
+	size int
 }
 
 func (lr *lineReader) maxCounts() int {
@@ -83,9 +87,10 @@ func (lr *lineReader) next() (line []byte, ok bool, err error) {
 	}
 }
 
-// fill moves the unreturned bytes to the front of buf and reads more.
+// fill reads more into buf: after what it holds, else, when full, after
+// moving the unreturned bytes to its front, else into a larger one.
 func (lr *lineReader) fill() error {
-	if lr.r > 0 {
+	if lr.w == len(lr.buf) && lr.r > 0 {
 		n := copy(lr.buf, lr.buf[lr.r:lr.w])
 		lr.scan -= lr.r
 		lr.r, lr.w = 0, n
@@ -94,16 +99,29 @@ func (lr *lineReader) fill() error {
 		if lr.w >= maxLine {
 			return fmt.Errorf("%s line %d: %w: over %d bytes", interruptsFile, lr.line+1, ErrTooLarge, maxLine)
 		}
-		nb := make([]byte, max(chunk, 2*len(lr.buf)))
+		size := lr.size
+		if size == 0 {
+			size = chunk
+		}
+		nb := make([]byte, max(size, 2*len(lr.buf)))
 		copy(nb, lr.buf[:lr.w])
 		lr.buf = nb
 	}
 	for {
-		n, err := unix.Pread(lr.k.fd, lr.buf[lr.w:], lr.off)
+		var n int
+		var err error
+		if lr.at != nil {
+			n, err = lr.at(lr.buf[lr.w:], lr.off)
+		} else {
+			n, err = unix.Pread(lr.k.fd, lr.buf[lr.w:], lr.off)
+		}
 		if err == unix.EINTR {
 			continue
 		}
 		if err != nil {
+			if lr.at != nil {
+				return err
+			}
 			return &fs.PathError{Op: "read", Path: lr.k.f.Name(), Err: err}
 		}
 		lr.w += n

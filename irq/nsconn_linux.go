@@ -468,7 +468,10 @@ func parseLinkStats(typ uint16, p []byte) (idx uint32, out linkCounters, ok bool
 		ok = true
 		return nil
 	})
-	return idx, out, ok && err == nil, err
+	if err != nil {
+		return idx, linkCounters{}, false, err
+	}
+	return idx, out, ok, nil
 }
 
 // genlFamilyID looks a generic netlink family up through f, once (family

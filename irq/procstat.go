@@ -81,14 +81,11 @@ func parseStat(b []byte, dst []cpuStat) (out []cpuStat, accounted bool, err erro
 		// guest and guest_nice are already inside user and nice.
 		dst = append(dst, cpuStat{id, cpuTimes{total: user + nice + system + idle + iowait + irq + softirq + steal, user: user + nice,
 			system: system, idle: idle, iowait: iowait, steal: steal, irq: irq, softirq: softirq}})
-	}
-	dst = byCPU(dst, func(c cpuStat) int { return c.cpu })
-	for _, c := range dst {
-		if c.irq > 0 {
+		if irq > 0 {
 			accounted = true
 		}
 	}
-	return dst, accounted, nil
+	return byCPU(dst, func(c cpuStat) int { return c.cpu }), accounted, nil
 }
 
 // byCPU sorts s by the CPU id of cpu (the kernel writes them ascending:

@@ -41,6 +41,8 @@ type Sampler struct {
 	clockFiles              kfiles[int]
 	clockBuf                []byte
 
+	timer *time.Timer // NextInto's wait, reused
+
 	// rates' scratch, and the storage of the pointers it hands out
 	acol    []int
 	d       []uint64
@@ -82,7 +84,9 @@ func NewSampler(ctx context.Context, nics []nicinfo.NIC, opts ...Option) (*Sampl
 	o := newOptions(opts)
 	fw := new(fileWatch)
 	s := &Sampler{o: o, nics: slices.Clone(nics), prev: new(reading), cur: new(reading), fw: fw,
-		ints: kfile{path: interruptsFile, w: fw}, stat: kfile{path: statFile, w: fw}, softirqs: kfile{path: softirqsFile, w: fw},
+		// /proc/stat and /proc/softirqs are one record each (single_open):
+		// one read is the whole file.
+		ints: kfile{path: interruptsFile, w: fw}, stat: kfile{path: statFile, once: true, w: fw}, softirqs: kfile{path: softirqsFile, once: true, w: fw},
 		softnet: kfile{path: softnetFile, w: fw}, pci: newPCIFuncs(o.pcie, fw)}
 	switch st := o.stats.(type) {
 	case *sysfsStats:
@@ -157,12 +161,16 @@ func (s *Sampler) Next(ctx context.Context) (Sample, error) {
 func (s *Sampler) NextInto(ctx context.Context, dst *Sample) error {
 	wait := time.Until(s.prev.t.Add(s.o.interval))
 	if wait > 0 {
-		t := time.NewTimer(wait)
+		if s.timer == nil {
+			s.timer = time.NewTimer(wait)
+		} else {
+			s.timer.Reset(wait) // no stale tick since Go 1.23
+		}
 		select {
 		case <-ctx.Done():
-			t.Stop()
+			s.timer.Stop()
 			return ctx.Err()
-		case <-t.C:
+		case <-s.timer.C:
 		}
 	} else if err := ctx.Err(); err != nil {
 		return err
