@@ -106,6 +106,7 @@ func Start(ctx context.Context, nics []nicinfo.NIC, opts ...Option) (*Run, error
 		queues: slices.Clone(s.Queues())}
 	r.watch.Store(-1)
 	if err := r.rec.open(o); err != nil {
+		s.Close()
 		return nil, err
 	}
 	var argv []string
@@ -141,6 +142,7 @@ func Start(ctx context.Context, nics []nicinfo.NIC, opts ...Option) (*Run, error
 // command's process group too, which must not run on unwatched.
 func (r *Run) loop(ctx context.Context) {
 	defer close(r.looped)
+	defer r.sampler.Close() // the files and sockets it keeps open
 	for {
 		if pid := r.watch.Swap(-1); pid >= 0 {
 			r.sampler.Watch(int(pid))
