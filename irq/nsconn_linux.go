@@ -304,12 +304,15 @@ func (c *nsConn) request(fd int, dump bool, f func(typ uint16, payload []byte) e
 	}
 	var ferr error
 	for {
-		n, err := unix.Read(fd, c.buf)
+		n, err := recvTrunc(fd, c.buf)
 		if err == unix.EINTR {
 			continue
 		}
 		if err != nil {
 			return err
+		}
+		if n > len(c.buf) { // MSG_TRUNC: the datagram's length, not what fit
+			return fmt.Errorf("%w: netlink reply of %d bytes over the %d-byte buffer", ErrMalformed, n, len(c.buf))
 		}
 		for b := c.buf[:n]; len(b) >= unix.NLMSG_HDRLEN; {
 			l := int(binary.NativeEndian.Uint32(b[0:]))
@@ -348,6 +351,17 @@ func (c *nsConn) request(fd int, dump bool, f func(typ uint16, payload []byte) e
 			}
 		}
 	}
+}
+
+// recvTrunc receives one datagram into b and returns its length, which is
+// larger than b when it did not fit (MSG_TRUNC). unix.Recvfrom would
+// allocate the sender's address.
+func recvTrunc(fd int, b []byte) (int, error) {
+	n, _, e := unix.Syscall6(unix.SYS_RECVFROM, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), unix.MSG_TRUNC, 0, 0)
+	if e != 0 {
+		return 0, e
+	}
+	return int(n), nil
 }
 
 // startMsg starts c.msg: a netlink header of type typ and flags
