@@ -24,6 +24,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/nicdiag/nicdiag/exporter"
+	"github.com/nicdiag/nicdiag/exporter/exporterhttp"
 )
 
 const (
@@ -54,7 +55,7 @@ func exportedNames(t *testing.T) map[string]bool {
 	}
 	names := map[string]bool{}
 	for _, sys := range snaps {
-		srv := httptest.NewServer(exporter.Handler(exporter.New(exporter.WithRoot(filepath.Dir(sys)))))
+		srv := httptest.NewServer(exporterhttp.Handler(exporter.New(exporter.WithRoot(filepath.Dir(sys)))))
 		resp, err := http.Get(srv.URL + "/metrics")
 		if err != nil {
 			srv.Close()
@@ -709,7 +710,7 @@ func TestQueriesReturnDataOnRealExposition(t *testing.T) {
 	}
 	var input []series
 	for _, snap := range []string{"82576-minipcie-x1", "i350-dpdk-vfio", "ccr2004-host"} {
-		srv := httptest.NewServer(exporter.Handler(exporter.New(exporter.WithRoot("../testdata/snapshots/" + snap))))
+		srv := httptest.NewServer(exporterhttp.Handler(exporter.New(exporter.WithRoot("../testdata/snapshots/" + snap))))
 		resp, err := http.Get(srv.URL + "/metrics")
 		if err != nil {
 			srv.Close()

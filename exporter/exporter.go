@@ -5,8 +5,10 @@
 // lacks, not copies of its counters.
 //
 // It writes the Prometheus text format (version 0.0.4) itself, with the
-// standard library alone, and serves it over HTTP with timeouts and caps on
-// connections and scrapes (Serve).
+// standard library alone, and serves it with a small HTTP/1.1 server of its
+// own, with timeouts and caps on connections and scrapes (Serve): net/http,
+// and crypto/tls with it, stay out of the programs that import it.
+// Package exporterhttp serves the same behind net/http.
 package exporter
 
 import (

@@ -2,18 +2,18 @@ package exporter
 
 import (
 	"net"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
 )
 
-// connLimit caps the connections a listener hands to the HTTP server. A
-// connection past the cap is accepted from the kernel and held (one at a
-// time) until a slot frees; meanwhile the connection idle the longest is
-// closed, connections that turn idle are closed, and responses ask for
-// Connection: close. So idle keep-alive connections cannot keep a scraper
-// out, and the process holds at most max+1 connections.
+// connLimit caps the connections a listener hands to the server and
+// tracks their state. A connection past the cap is accepted from the kernel
+// and held (one at a time) until a slot frees; meanwhile the connection
+// idle the longest is closed, connections that turn idle are closed, and
+// responses ask for Connection: close. So idle keep-alive connections
+// cannot keep a scraper out, and the process holds at most max+1
+// connections.
 //
 // Closing an idle connection races with a request that is just arriving on
 // it; the client sees the connection closed before any response, which
@@ -21,27 +21,54 @@ import (
 type connLimit struct {
 	slots   chan struct{}
 	waiting atomic.Int32 // accepted connections waiting for a slot
+	closing atomic.Bool  // set by shutdown
 
-	mu   sync.Mutex
-	idle map[net.Conn]time.Time // connections between two requests, since when
+	mu    sync.Mutex
+	conns map[net.Conn]connInfo // the open connections
+}
+
+// connState is where a connection is in its life.
+type connState uint8
+
+const (
+	stateNew    connState = iota // accepted, no request begun yet
+	stateActive                  // a request is being read or answered
+	stateIdle                    // between two requests
+)
+
+type connInfo struct {
+	state connState
+	since time.Time // when it entered state
 }
 
 func newConnLimit(max int) *connLimit {
-	return &connLimit{slots: make(chan struct{}, max), idle: map[net.Conn]time.Time{}}
+	return &connLimit{slots: make(chan struct{}, max), conns: map[net.Conn]connInfo{}}
 }
 
-// track follows the server's connections (http.Server.ConnState).
-func (l *connLimit) track(c net.Conn, st http.ConnState) {
-	if st == http.StateIdle && l.waiting.Load() > 0 {
-		c.Close()
-		return
-	}
+// track records that c entered state st. It reports false, having closed
+// c, when c is to wait for no request: when it turns idle while another
+// connection waits for a slot, once shutdown has begun unless a request is
+// active on it, and when it was closed to make room or for the shutdown.
+func (l *connLimit) track(c net.Conn, st connState) bool {
 	l.mu.Lock()
-	if st == http.StateIdle {
-		l.idle[c] = time.Now()
-	} else {
-		delete(l.idle, c)
+	_, open := l.conns[c]
+	gone := st != stateNew && !open // closed to make room or for the shutdown
+	waits := st != stateActive && (l.closing.Load() || st == stateIdle && l.waiting.Load() > 0)
+	if gone || waits {
+		delete(l.conns, c)
+		l.mu.Unlock()
+		c.Close()
+		return false
 	}
+	l.conns[c] = connInfo{state: st, since: time.Now()}
+	l.mu.Unlock()
+	return true
+}
+
+// forget drops c, which is being closed.
+func (l *connLimit) forget(c net.Conn) {
+	l.mu.Lock()
+	delete(l.conns, c)
 	l.mu.Unlock()
 }
 
@@ -50,15 +77,34 @@ func (l *connLimit) closeOldestIdle() {
 	l.mu.Lock()
 	var oldest net.Conn
 	var since time.Time
-	for c, t := range l.idle {
-		if oldest == nil || t.Before(since) {
-			oldest, since = c, t
+	for c, info := range l.conns {
+		if info.state == stateIdle && (oldest == nil || info.since.Before(since)) {
+			oldest, since = c, info.since
 		}
 	}
-	delete(l.idle, oldest)
+	delete(l.conns, oldest)
 	l.mu.Unlock()
 	if oldest != nil {
 		oldest.Close()
+	}
+}
+
+// shutdown closes the connections that wait for a request and makes every
+// connection close after its response; with all, it closes every
+// connection, active ones too.
+func (l *connLimit) shutdown(all bool) {
+	l.mu.Lock()
+	l.closing.Store(true)
+	var closing []net.Conn
+	for c, info := range l.conns {
+		if all || info.state != stateActive {
+			closing = append(closing, c)
+			delete(l.conns, c)
+		}
+	}
+	l.mu.Unlock()
+	for _, c := range closing {
+		c.Close()
 	}
 }
 
@@ -110,6 +156,15 @@ type limitConn struct {
 	net.Conn
 	slots     chan struct{}
 	closeOnce sync.Once
+}
+
+// CloseWrite shuts down the writing side of the connection, where it has
+// one (a TCP or Unix connection).
+func (c *limitConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
 }
 
 func (c *limitConn) Close() error {

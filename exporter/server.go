@@ -1,14 +1,16 @@
 package exporter
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"net"
-	"net/http"
+	"runtime/debug"
 	"strconv"
-	"strings"
+	"sync"
 	"time"
 )
 
@@ -18,10 +20,12 @@ import (
 // own deadline.
 const (
 	// DefaultReadHeaderTimeout bounds how long a client may take to send
-	// the request headers, from the moment its connection is accepted or
-	// its previous response ended.
+	// the request headers, from the moment its connection is accepted or,
+	// on a kept-alive connection, the first byte of its next request
+	// arrives.
 	DefaultReadHeaderTimeout = 5 * time.Second
-	// DefaultReadTimeout bounds reading the whole request.
+	// DefaultReadTimeout bounds reading the whole request, headers and
+	// body, from the same moment.
 	DefaultReadTimeout = 10 * time.Second
 	// DefaultWriteTimeout bounds writing one response once it is ready: a
 	// client that stops reading is disconnected after it.
@@ -44,14 +48,9 @@ const (
 	// DefaultShutdownGrace is how long Serve lets scrapes in flight finish
 	// once its context is done.
 	DefaultShutdownGrace = 5 * time.Second
-	// maxHeaderBytes bounds the request headers; a scrape sends a few
-	// hundred bytes.
-	maxHeaderBytes = 16 << 10
-	// retryAfter is the Retry-After of a 503, in seconds.
-	retryAfter = "1"
 )
 
-// ServerOption configures Handler and Serve. A duration or count that is
+// ServerOption configures Serve and NewSite. A duration or count that is
 // not positive keeps the default.
 type ServerOption func(*serverConfig)
 
@@ -123,8 +122,9 @@ func WithShutdownGrace(d time.Duration) ServerOption {
 	return func(s *serverConfig) { setDuration(&s.shutdownGrace, d) }
 }
 
-// WithErrorLog sets where the HTTP server logs errors (broken connections,
-// bad requests). Without it it logs nothing: the library never prints.
+// WithErrorLog sets where Serve logs errors: refused requests, responses
+// it could not write (a client that stopped reading), accept errors it
+// retries. Without it it logs nothing: the library never prints.
 func WithErrorLog(l *log.Logger) ServerOption { return func(s *serverConfig) { s.errorLog = l } }
 
 func setDuration(dst *time.Duration, d time.Duration) {
@@ -147,172 +147,389 @@ func newServerConfig(opts []ServerOption) serverConfig {
 	return s
 }
 
-// landing is the page on /: where the metrics are.
-const landing = `<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><title>nicdiag exporter</title></head>
-<body>
-<h1>nicdiag exporter</h1>
-<p>NIC, PCIe and IRQ verdicts of <code>nicdiag check</code> for Prometheus: <a href="metrics">/metrics</a>.</p>
-</body>
-</html>
-`
+// Connection handling constants.
+const (
+	// readBufferBytes is the read buffer of a connection; longer request
+	// lines are gathered, within maxHeaderBytes.
+	readBufferBytes = 4 << 10
+	// inlineBodyBytes is how much body goes out in one write with the
+	// response head.
+	inlineBodyBytes = 4 << 10
+	// lingerTimeout and lingerBytes bound what is read and dropped after a
+	// refusal, before the connection is closed: closing with unread input
+	// would reset the connection and could destroy the response before the
+	// client read it.
+	lingerTimeout = 500 * time.Millisecond
+	lingerBytes   = 256 << 10
+)
 
-// Handler serves c on /metrics, with at most WithMaxScrapes scrapes at once
-// and WithScrapeTimeout each, gzipped when the client accepts it, the body
-// written under WithWriteTimeout; and a landing page on /. Other paths are
-// 404, methods other than GET and HEAD 405. The connection cap and the
-// server's timeouts are Serve's.
-func Handler(c *Collector, opts ...ServerOption) http.Handler {
-	return handler(c, newServerConfig(opts), nil)
-}
+// aLongTimeAgo is a deadline in the past, to wake a blocked read.
+var aLongTimeAgo = time.Unix(1, 0)
 
-// handler is Handler; with lim, it asks for the connection to be closed
-// after the response while a new one waits for a slot.
-func handler(c *Collector, s serverConfig, lim *connLimit) http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", &metricsHandler{c: c, slots: make(chan struct{}, s.maxScrapes), timeout: s.scrapeTimeout, write: s.write})
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		io.WriteString(w, landing)
-	})
-	if lim == nil {
-		return mux
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if lim.waiting.Load() > 0 {
-			w.Header().Set("Connection", "close")
-		}
-		mux.ServeHTTP(w, r)
-	})
-}
-
-// metricsHandler serves /metrics. A scrape holds one of slots while it
-// waits for the check result, and none while it writes it.
-type metricsHandler struct {
-	c       *Collector
-	slots   chan struct{}
-	timeout time.Duration // waiting for a check
-	write   time.Duration // writing the body
-}
-
-func (h *metricsHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	select {
-	case h.slots <- struct{}{}:
-	default:
-		unavailable(w, "too many scrapes at once ("+strconv.Itoa(cap(h.slots))+"); try again later")
-		return
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
-	p, err := h.c.current(ctx)
-	gz := acceptsGzip(r.Header.Get("Accept-Encoding"))
-	var body []byte
-	if err == nil {
-		body = p.text
-		if gz {
-			body = p.gzipped()
-		}
-	}
-	cancel()
-	<-h.slots
-	if err != nil {
-		unavailable(w, "no check result within "+h.timeout.String()+"; the check goes on, try again later")
-		return
-	}
-	hdr := w.Header()
-	hdr.Set("Content-Type", ContentType)
-	hdr.Set("Content-Length", strconv.Itoa(len(body)))
-	hdr.Add("Vary", "Accept-Encoding")
-	if gz {
-		hdr.Set("Content-Encoding", "gzip")
-	}
-	// The body is written under its own deadline, so a client that stops
-	// reading is cut; the deadline is lifted after the last byte, so it
-	// does not outlive this response on a kept-alive connection.
-	rc := http.NewResponseController(w)
-	if rc.SetWriteDeadline(time.Now().Add(h.write)) == nil {
-		defer rc.SetWriteDeadline(time.Time{})
-	}
-	if r.Method == http.MethodHead {
-		return
-	}
-	if _, err := w.Write(body); err == nil {
-		rc.Flush()
-	}
-}
-
-// unavailable answers 503 with a one-line reason.
-func unavailable(w http.ResponseWriter, why string) {
-	w.Header().Set("Retry-After", retryAfter)
-	http.Error(w, why, http.StatusServiceUnavailable)
-}
-
-// acceptsGzip reports whether an Accept-Encoding header value lists gzip
-// with a weight above 0.
-func acceptsGzip(h string) bool {
-	for _, part := range strings.Split(h, ",") {
-		name, params, _ := strings.Cut(part, ";")
-		if !strings.EqualFold(strings.TrimSpace(name), "gzip") {
-			continue
-		}
-		for _, p := range strings.Split(params, ";") {
-			k, v, _ := strings.Cut(p, "=")
-			if strings.EqualFold(strings.TrimSpace(k), "q") {
-				if q, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err != nil || q <= 0 {
-					return false
-				}
-			}
-		}
-		return true
-	}
-	return false
-}
-
-// newServer returns the HTTP server Serve runs: the read-header, read and
-// idle timeouts, an overall write timeout (a scrape's wait plus its
-// write), bounded headers, and the connection tracking of lim.
-func newServer(c *Collector, s serverConfig, lim *connLimit) *http.Server {
-	errorLog := s.errorLog
-	if errorLog == nil {
-		errorLog = log.New(io.Discard, "", 0)
-	}
-	return &http.Server{
-		Handler:           handler(c, s, lim),
-		ReadHeaderTimeout: s.readHeader,
-		ReadTimeout:       s.read,
-		WriteTimeout:      s.scrapeTimeout + s.write,
-		IdleTimeout:       s.idle,
-		MaxHeaderBytes:    maxHeaderBytes,
-		ErrorLog:          errorLog,
-		ConnState:         lim.track,
-	}
-}
-
-// Serve serves c on ln as Handler does, with the read-header, read, write
-// and idle timeouts, bounded request headers and at most WithMaxConns
-// connections, until ctx is done; then it shuts down, letting scrapes in
-// flight finish for WithShutdownGrace. It returns nil after a shutdown that
-// ctx asked for, or the error that stopped the server. ln is closed when
-// Serve returns.
+// Serve serves c's Site (NewSite) on ln over HTTP/1.1 and HTTP/1.0, until
+// ctx is done; then it stops accepting, closes the connections that wait
+// for a request and lets the requests in flight finish for
+// WithShutdownGrace, then closes what is left. Requests are read within
+// WithReadHeaderTimeout (the head, at most 16 KiB: past it, 431) and
+// WithReadTimeout (with a body, which is read and dropped up to 64 KiB:
+// past it, 413); responses, which always carry Content-Length, are written
+// within WithWriteTimeout of being ready; a kept-alive connection waits
+// WithIdleTimeout for the next request, and pipelined requests are answered
+// in order. At most WithMaxConns connections are open at once. A malformed
+// request is answered 400 and its connection closed.
+//
+// Serve returns nil after a shutdown that ctx asked for, or the error that
+// stopped it accepting (it shuts down the same way first). ln is closed
+// when Serve returns.
 func Serve(ctx context.Context, ln net.Listener, c *Collector, opts ...ServerOption) error {
-	s := newServerConfig(opts)
-	lim := newConnLimit(s.maxConns)
-	srv := newServer(c, s, lim)
+	s := newServer(c, newServerConfig(opts))
+	lln := s.lim.listen(ln)
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(lim.listen(ln)) }()
+	go func() { errc <- s.accept(lln) }()
+	var err error
 	select {
-	case err := <-errc:
-		return err
+	case err = <-errc:
 	case <-ctx.Done():
+		close(s.stop)
+		lln.Close()
+		err = <-errc
 	}
-	shut, cancel := context.WithTimeout(context.Background(), s.shutdownGrace)
-	defer cancel()
-	err := srv.Shutdown(shut)
-	if errors.Is(err, context.DeadlineExceeded) {
-		err = srv.Close() // past the grace: drop what is left
-	}
-	if serr := <-errc; err == nil && !errors.Is(serr, http.ErrServerClosed) {
-		err = serr
-	}
+	lln.Close()
+	s.shutdown()
 	return err
+}
+
+// server is one Serve: the site, the connections and their limits.
+type server struct {
+	site  *Site
+	cfg   serverConfig
+	lim   *connLimit
+	ctx   context.Context    // ends when Serve drops the connections left after the grace
+	drop  context.CancelFunc // ends ctx
+	stop  chan struct{}      // closed when Serve stops accepting for ctx
+	conns sync.WaitGroup     // the connections' goroutines
+}
+
+func newServer(c *Collector, cfg serverConfig) *server {
+	ctx, drop := context.WithCancel(context.Background())
+	return &server{site: newSite(c, cfg), cfg: cfg, lim: newConnLimit(cfg.maxConns), ctx: ctx, drop: drop, stop: make(chan struct{})}
+}
+
+func (s *server) logf(format string, args ...any) {
+	if s.cfg.errorLog != nil {
+		s.cfg.errorLog.Printf(format, args...)
+	}
+}
+
+// accept serves each connection of ln in a goroutine of its own until ln
+// fails or s.stop is closed. An error that says it is temporary (too many
+// open files) is retried after a pause, as net/http does.
+func (s *server) accept(ln net.Listener) error {
+	var delay time.Duration
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			select {
+			case <-s.stop:
+				return nil
+			default:
+			}
+			if te, ok := err.(interface{ Temporary() bool }); ok && te.Temporary() {
+				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+				s.logf("exporter: accept: %v; retrying in %v", err, delay)
+				select {
+				case <-time.After(delay):
+				case <-s.stop:
+					return nil
+				}
+				continue
+			}
+			return fmt.Errorf("exporter: accept: %w", err)
+		}
+		delay = 0
+		s.conns.Add(1)
+		go s.serveConn(nc)
+	}
+}
+
+// shutdown closes the idle connections, waits for the others to finish
+// their request for the grace, then closes them and ends the scrapes'
+// waits.
+func (s *server) shutdown() {
+	s.lim.shutdown(false)
+	done := make(chan struct{})
+	go func() {
+		s.conns.Wait()
+		close(done)
+	}()
+	grace := time.NewTimer(s.cfg.shutdownGrace)
+	defer grace.Stop()
+	select {
+	case <-done:
+	case <-grace.C:
+		s.lim.shutdown(true)
+		s.drop()
+		<-done
+	}
+	s.drop()
+}
+
+// conn is one connection and its buffers.
+type conn struct {
+	srv *server
+	nc  net.Conn
+	rd  connReader
+	br  *bufio.Reader // reads rd
+	out []byte        // the response head, reused
+}
+
+// connReader reads the connection, first handing over the byte a watch
+// read while a response was prepared.
+type connReader struct {
+	nc  net.Conn
+	b   [1]byte
+	has bool // b holds a byte not yet read
+}
+
+func (r *connReader) Read(p []byte) (int, error) {
+	if r.has && len(p) > 0 {
+		p[0], r.has = r.b[0], false
+		return 1, nil
+	}
+	return r.nc.Read(p)
+}
+
+// serveConn serves the requests of nc, then closes it.
+func (s *server) serveConn(nc net.Conn) {
+	defer s.conns.Done()
+	defer func() {
+		if p := recover(); p != nil {
+			s.logf("exporter: panic serving %v: %v\n%s", nc.RemoteAddr(), p, debug.Stack())
+		}
+		s.lim.forget(nc)
+		nc.Close()
+	}()
+	c := &conn{srv: s, nc: nc, rd: connReader{nc: nc}}
+	c.br = bufio.NewReaderSize(&c.rd, readBufferBytes)
+	c.serve()
+}
+
+// serve reads and answers requests until the connection is to close.
+func (c *conn) serve() {
+	s := c.srv
+	if !s.lim.track(c.nc, stateNew) {
+		return
+	}
+	headerTimeout := min(s.cfg.readHeader, s.cfg.read)
+	t0 := time.Now() // when the request began, for the read timeouts
+	c.nc.SetReadDeadline(t0.Add(headerTimeout))
+	for first := true; ; first = false {
+		if !first {
+			if !s.lim.track(c.nc, stateIdle) {
+				return
+			}
+			c.nc.SetReadDeadline(time.Now().Add(s.cfg.idle))
+		}
+		// The first byte makes the connection active: from then on it is
+		// not closed to make room.
+		if _, err := c.br.Peek(1); err != nil || !s.lim.track(c.nc, stateActive) {
+			return
+		}
+		if !first {
+			t0 = time.Now()
+			c.nc.SetReadDeadline(t0.Add(headerTimeout))
+		}
+		req, err := readRequest(c.br)
+		if err != nil {
+			// A read error or the end of input gets no answer: the
+			// client is gone or too slow.
+			var re *requestError
+			if errors.As(err, &re) {
+				c.refuse(re, 1)
+			}
+			return
+		}
+		if !c.handle(req, t0) {
+			return
+		}
+	}
+}
+
+// errBodyUnread is a request body left unread: the request is refused and
+// the client, told to wait for 100 Continue, may not send it.
+var errBodyUnread = errors.New("exporter: request body not read")
+
+// handle answers req and reports whether the connection stays open for
+// the next request.
+func (c *conn) handle(req *request, t0 time.Time) bool {
+	s := c.srv
+	keep, lingering := req.keepsAlive(), false
+	if req.hasBody() {
+		err := c.dropBody(req, t0)
+		var re *requestError
+		switch {
+		case err == nil:
+		case serves(req.method, req.path) && errors.Is(err, errBodyTooLarge):
+			c.refuse(errBodyTooLarge, req.minor)
+			return false
+		case errors.Is(err, errBodyTooLarge) || err == errBodyUnread:
+			// Refused anyway: answer that, then close.
+			keep, lingering = false, true
+		case errors.As(err, &re):
+			c.refuse(re, req.minor)
+			return false
+		default:
+			return false // the client went or was too slow
+		}
+	}
+	c.nc.SetReadDeadline(time.Time{})
+	ctx, stop := s.ctx, func() bool { return false }
+	if req.path == "/metrics" && serves(req.method, req.path) && c.br.Buffered() == 0 {
+		ctx, stop = c.watch(ctx) // a scrape may wait for a check
+	}
+	resp := s.site.Respond(ctx, req.method, req.path, req.acceptEncoding)
+	if stop() || s.lim.waiting.Load() > 0 || s.lim.closing.Load() {
+		keep = false
+	}
+	if !c.write(resp, req.minor, req.method == "HEAD", keep) {
+		return false
+	}
+	if lingering {
+		c.linger()
+	}
+	return keep
+}
+
+// dropBody reads req's body, from t0 within the read timeout, and drops
+// it. It does not read a body declared longer than maxDiscardBytes
+// (errBodyTooLarge), nor one the client waits for 100 Continue to send
+// when the request is refused anyway (errBodyUnread); it sends 100
+// Continue for one it reads.
+func (c *conn) dropBody(req *request, t0 time.Time) error {
+	switch {
+	case req.expectContinue && !serves(req.method, req.path):
+		return errBodyUnread
+	case !req.chunked && req.contentLength > maxDiscardBytes:
+		return errBodyTooLarge
+	}
+	if req.expectContinue {
+		c.nc.SetWriteDeadline(time.Now().Add(c.srv.site.write))
+		_, err := io.WriteString(c.nc, "HTTP/1.1 100 Continue\r\n\r\n")
+		c.nc.SetWriteDeadline(time.Time{})
+		if err != nil {
+			return err
+		}
+	}
+	c.nc.SetReadDeadline(t0.Add(c.srv.cfg.read))
+	return discardBody(c.br, req, maxDiscardBytes)
+}
+
+// watch returns a context that ends if the client closes the connection
+// while the response is prepared, so a scraper that gave up frees its
+// scrape slot, and stop, which ends the watch and reports whether the
+// client has gone. A byte the client sends meanwhile (the next, pipelined
+// request) is kept for the next read.
+func (c *conn) watch(parent context.Context) (ctx context.Context, stop func() bool) {
+	ctx, cancel := context.WithCancel(parent)
+	done := make(chan struct{})
+	gone := false
+	go func() {
+		defer close(done)
+		n, err := c.nc.Read(c.rd.b[:])
+		var ne net.Error
+		switch {
+		case n > 0:
+			c.rd.has = true
+		case errors.As(err, &ne) && ne.Timeout(): // stopped
+		default:
+			gone = true
+			cancel()
+		}
+	}()
+	return ctx, func() bool {
+		c.nc.SetReadDeadline(aLongTimeAgo)
+		<-done
+		c.nc.SetReadDeadline(time.Time{})
+		cancel()
+		return gone
+	}
+}
+
+// refuse answers a refused request (HTTP/1.minor) with its status and
+// reason, then closes the connection's writing side and lingers.
+func (c *conn) refuse(e *requestError, minor int) {
+	c.srv.logf("exporter: refused a request from %v: %v", c.nc.RemoteAddr(), e)
+	body := []byte(strconv.Itoa(e.status) + " " + statusText(e.status) + ": " + e.reason + "\n")
+	if c.write(Response{Status: e.status, Header: textHeader, Body: body}, minor, false, false) {
+		c.linger()
+	}
+}
+
+// write writes resp as the answer to an HTTP/1.minor request, without the
+// body for HEAD, within the write timeout; with keep false it asks the
+// client to close. It reports whether the response was written.
+func (c *conn) write(resp Response, minor int, head, keep bool) bool {
+	b := c.out[:0]
+	if minor == 0 {
+		b = append(b, "HTTP/1.0 "...)
+	} else {
+		b = append(b, "HTTP/1.1 "...)
+	}
+	b = strconv.AppendInt(b, int64(resp.Status), 10)
+	b = append(b, ' ')
+	b = append(b, statusText(resp.Status)...)
+	b = append(b, "\r\n"...)
+	for _, f := range resp.Header {
+		b = append(b, f.Name...)
+		b = append(b, ": "...)
+		b = append(b, f.Value...)
+		b = append(b, "\r\n"...)
+	}
+	b = append(b, "Content-Length: "...)
+	b = strconv.AppendInt(b, int64(len(resp.Body)), 10)
+	b = append(b, "\r\nDate: "...)
+	b = time.Now().UTC().AppendFormat(b, "Mon, 02 Jan 2006 15:04:05 GMT")
+	switch {
+	case !keep:
+		b = append(b, "\r\nConnection: close"...)
+	case minor == 0:
+		b = append(b, "\r\nConnection: keep-alive"...)
+	}
+	b = append(b, "\r\n\r\n"...)
+	body := resp.Body
+	if head {
+		body = nil
+	}
+	if len(body) <= inlineBodyBytes {
+		b, body = append(b, body...), nil
+	}
+	if cap(b) <= 2*inlineBodyBytes {
+		c.out = b
+	}
+	// The response is written under its own deadline, so a client that
+	// stops reading is cut; the deadline is lifted after the last byte, so
+	// it does not outlive this response on a kept-alive connection.
+	c.nc.SetWriteDeadline(time.Now().Add(c.srv.site.write))
+	_, err := c.nc.Write(b)
+	if err == nil && len(body) > 0 {
+		_, err = c.nc.Write(body)
+	}
+	c.nc.SetWriteDeadline(time.Time{})
+	if err != nil {
+		c.srv.logf("exporter: writing the response to %v: %v", c.nc.RemoteAddr(), err)
+		return false
+	}
+	return true
+}
+
+// linger closes the writing side of the connection and drops what the
+// client still sends, for lingerTimeout or lingerBytes at most, so that
+// closing with unread input does not reset the connection under the
+// response (RFC 9112 §9.6).
+func (c *conn) linger() {
+	if cw, ok := c.nc.(interface{ CloseWrite() error }); ok {
+		cw.CloseWrite()
+	}
+	c.nc.SetReadDeadline(time.Now().Add(lingerTimeout))
+	io.CopyN(io.Discard, c.nc, lingerBytes)
 }

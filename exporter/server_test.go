@@ -61,15 +61,17 @@ func blockingCollector(t *testing.T) (c *Collector, entered <-chan struct{}, rel
 }
 
 // The server Serve runs carries the defaults; an option that is not
-// positive keeps them; the overall write timeout covers a scrape's wait
-// and its write, so the 503 of a scrape that timed out reaches the client.
+// positive keeps them.
 func TestServerDefaults(t *testing.T) {
 	s := newServerConfig([]ServerOption{WithMaxScrapes(0), WithMaxConns(-1), WithIdleTimeout(0), WithWriteTimeout(-time.Second), nil})
-	srv := newServer(New(WithRoot(seed)), s, newConnLimit(s.maxConns))
-	if srv.ReadHeaderTimeout != DefaultReadHeaderTimeout || srv.ReadTimeout != DefaultReadTimeout ||
-		srv.WriteTimeout != DefaultScrapeTimeout+DefaultWriteTimeout || srv.IdleTimeout != DefaultIdleTimeout ||
-		srv.MaxHeaderBytes != maxHeaderBytes || srv.ErrorLog == nil || srv.ConnState == nil {
-		t.Errorf("server settings %+v", srv)
+	srv := newServer(New(WithRoot(seed)), s)
+	if c := srv.cfg; c.readHeader != DefaultReadHeaderTimeout || c.read != DefaultReadTimeout || c.idle != DefaultIdleTimeout ||
+		c.scrapeTimeout != DefaultScrapeTimeout || c.shutdownGrace != DefaultShutdownGrace || c.errorLog != nil {
+		t.Errorf("server settings %+v", c)
+	}
+	if srv.site.WriteTimeout() != DefaultWriteTimeout || srv.site.timeout != DefaultScrapeTimeout ||
+		cap(srv.site.slots) != DefaultMaxScrapes || cap(srv.lim.slots) != DefaultMaxConns {
+		t.Errorf("site %+v, %d connection slots", srv.site, cap(srv.lim.slots))
 	}
 	if s.maxScrapes != DefaultMaxScrapes || s.maxConns != DefaultMaxConns || s.write != DefaultWriteTimeout {
 		t.Errorf("config %+v", s)

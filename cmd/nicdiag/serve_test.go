@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"debug/elf"
 	"io"
 	"net/http"
 	"strconv"
@@ -65,6 +66,38 @@ func TestServeHelpStatesLimits(t *testing.T) {
 	} {
 		if !strings.Contains(help, want) {
 			t.Errorf("serve help lacks %q:\n%s", want, help)
+		}
+	}
+}
+
+// serve's HTTP server is the exporter's own, so net/http and crypto/tls
+// (with x509, http2's hpack and their package inits) are not linked: no
+// command pays their start-up (issue #17). Their init functions would be in
+// the symbol table if they were.
+func TestServeLinksNoNetHTTP(t *testing.T) {
+	f, err := elf.Open(binary(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	syms, err := f.Symbols()
+	if err != nil {
+		t.Fatalf("no symbol table: %v", err)
+	}
+	linked := func(pkg string) bool {
+		for _, s := range syms {
+			if strings.HasPrefix(s.Name, pkg+".") {
+				return true
+			}
+		}
+		return false
+	}
+	if !linked("github.com/nicdiag/nicdiag/exporter") || !linked("net") {
+		t.Fatalf("the symbol table lacks the exporter or net: it cannot tell what is linked")
+	}
+	for _, pkg := range []string{"net/http", "crypto/tls", "crypto/x509", "vendor/golang.org/x/net/http2/hpack", "net/textproto", "mime"} {
+		if linked(pkg) {
+			t.Errorf("%s is linked into nicdiag", pkg)
 		}
 	}
 }
