@@ -29,8 +29,12 @@ import (
 //     there is none, the link count (0 once unlinked) is checked at every
 //     read; such a file is opened again by path.
 //
-// A symlink on the path that is re-pointed while the file is held (a
-// network interface renamed, a snapshot directory edited) is not noticed.
+// A symlink on the path that is re-pointed while the file is held is not
+// noticed. In sysfs the held files are a PCI function's, a CPU's and a
+// network interface's statistics: the first two cannot be renamed, and on
+// the live host an interface's counters are asked over netlink by name at
+// each reading (sysfs's files are read only for an interface netlink does
+// not see, or under a root); a task's files follow the task, not its pid.
 
 // kfile is one kernel file, kept open between readings. The zero value
 // with path set is closed and opens on first read.
