@@ -66,10 +66,30 @@ func (s *Sampler) nicRates(a, b *reading, dt float64, out *Sample) []float64 {
 	}
 	old := out.NICs[:cap(out.NICs)]
 	out.NICs = out.NICs[:0]
+	// A Sample without storage yet (Next's) gets its NICs' queues and
+	// losses carved out of one slice each.
+	var qslab []QueueRate
+	var lslab []LossRate
+	if len(old) == 0 {
+		nq, nl := 0, 0
+		for n := range s.queues {
+			nq += len(s.queues[n].Queues)
+			nl += len(b.nics[n].losses)
+		}
+		qslab, lslab = make([]QueueRate, 0, nq), make([]LossRate, 0, nl)
+	}
 	for n, nq := range s.queues {
 		var spare NICRate
 		if k := len(out.NICs); k < len(old) {
 			spare = old[k]
+		}
+		if spare.Queues == nil && len(nq.Queues) > 0 && cap(qslab)-len(qslab) >= len(nq.Queues) {
+			i := len(qslab)
+			spare.Queues, qslab = qslab[i:i:i+len(nq.Queues)], qslab[:i+len(nq.Queues)]
+		}
+		if l := len(b.nics[n].losses); spare.Losses == nil && l > 0 && cap(lslab)-len(lslab) >= l {
+			i := len(lslab)
+			spare.Losses, lslab = lslab[i:i:i+l], lslab[:i+l]
 		}
 		nr := NICRate{Name: nq.NIC, Queues: spare.Queues[:0], Losses: spare.Losses[:0]}
 		oldQ := spare.Queues[:cap(spare.Queues)]
