@@ -12,8 +12,8 @@ import (
 )
 
 // Sampler reads the counters at each interval and turns two readings into a
-// Sample. It keeps the files it reads open between readings: Close releases
-// them. It is not safe for concurrent use.
+// Sample. It keeps the files and sockets it reads open between readings:
+// Close releases them. It is not safe for concurrent use.
 type Sampler struct {
 	o         options
 	nics      []nicinfo.NIC
@@ -21,8 +21,8 @@ type Sampler struct {
 	prev, cur *reading
 
 	// /proc/interrupts: a reading parses the counts of the NICs' rows
-	// (keep) and checks the others against layout, the rows of the last
-	// parse in full; gen counts those parses.
+	// (keep) and checks the others against layout, the rows as the last
+	// layout parse found them; gen counts those parses.
 	ints   kfile
 	ibuf   []byte
 	layout Interrupts
@@ -107,9 +107,9 @@ func NewSampler(ctx context.Context, nics []nicinfo.NIC, opts ...Option) (*Sampl
 	return s, nil
 }
 
-// Close closes the files the sampler keeps open; Next opens them again.
-// A Sampler no longer used closes them when it is garbage collected, but
-// not promptly.
+// Close closes the files and sockets the sampler keeps open; Next opens
+// them again. The files of a Sampler dropped without Close are closed when
+// it is garbage collected, not promptly.
 func (s *Sampler) Close() error {
 	for _, k := range []*kfile{&s.ints, &s.stat, &s.softirqs, &s.softnet} {
 		k.close()
