@@ -1,6 +1,7 @@
 package irq
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"unsafe"
 
 	"github.com/nicdiag/nicdiag/internal/fsroot"
+	"github.com/nicdiag/nicdiag/nicinfo"
 	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
 )
@@ -254,5 +256,46 @@ func TestIfreqLayout(t *testing.T) {
 	var s ssetInfo
 	if unsafe.Sizeof(s) != 24 || unsafe.Offsetof(s.mask) != 8 || unsafe.Offsetof(s.n) != 16 {
 		t.Errorf("ethtool_sset_info %d bytes, mask at %d, data at %d", unsafe.Sizeof(s), unsafe.Offsetof(s.mask), unsafe.Offsetof(s.n))
+	}
+}
+
+// TestSamplerCleanupClosesSockets: a live sampler keeps netlink and ioctl
+// sockets open; dropped without Close, it closes them when collected.
+func TestSamplerCleanupClosesSockets(t *testing.T) {
+	if _, err := os.Stat("/sys/class/net/lo"); err != nil {
+		t.Skip("no lo")
+	}
+	sockets := func() int {
+		ents, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Skip("no /proc/self/fd")
+		}
+		n := 0
+		for _, e := range ents {
+			if l, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil && strings.HasPrefix(l, "socket:") {
+				n++
+			}
+		}
+		return n
+	}
+	before := sockets()
+	func() {
+		s, err := NewSampler(context.Background(), []nicinfo.NIC{{Name: "lo"}}, WithInterval(time.Millisecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Next(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if sockets() <= before {
+			t.Fatal("no socket kept open")
+		}
+	}()
+	for i := 0; i < 100 && sockets() > before; i++ {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := sockets(); n > before {
+		t.Errorf("%d sockets before the sampler, %d after it was collected", before, n)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"runtime"
 	"slices"
 	"time"
 
@@ -49,6 +50,12 @@ type Sampler struct {
 	nicIRQs []float64
 	fslab   []float64
 	uslab   []uint64
+}
+
+// keptFDs are the bare descriptors a Sampler's cleanup closes.
+type keptFDs struct {
+	conn *nsConn
+	fw   *fileWatch
 }
 
 // reading is one read of every source.
@@ -97,6 +104,9 @@ func NewSampler(ctx context.Context, nics []nicinfo.NIC, opts ...Option) (*Sampl
 		}
 	}
 	s.watch.dirs.w, s.watch.stats.w, s.watch.children.w, s.clockFiles.w = fw, fw, fw, fw
+	// Files close themselves when collected; the sockets and the inotify
+	// instance are bare descriptors.
+	runtime.AddCleanup(s, func(k keptFDs) { k.conn.close(); k.fw.close() }, keptFDs{o.conn, fw})
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -108,8 +118,8 @@ func NewSampler(ctx context.Context, nics []nicinfo.NIC, opts ...Option) (*Sampl
 }
 
 // Close closes the files and sockets the sampler keeps open; Next opens
-// them again. The files of a Sampler dropped without Close are closed when
-// it is garbage collected, not promptly.
+// them again. Those of a Sampler dropped without Close are closed when it
+// is garbage collected, not promptly.
 func (s *Sampler) Close() error {
 	for _, k := range []*kfile{&s.ints, &s.stat, &s.softirqs, &s.softnet} {
 		k.close()
