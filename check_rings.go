@@ -100,7 +100,7 @@ func (h *Host) readLossTotals(o options) {
 		if !n.Netdev() {
 			continue
 		}
-		t, err := irq.ReadLossTotals(n.Name, n.LossStats, irq.WithRoot(o.root))
+		t, err := irq.ReadLossTotals(n.Name, n.LossStats, o.irq()...)
 		switch {
 		case err == nil:
 			n.LossTotals = t

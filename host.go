@@ -197,7 +197,7 @@ func Inspect(ctx context.Context, opts ...Option) (*Host, error) {
 		return nil, err
 	}
 	h.readLossTotals(o)
-	h.CPUs, _ = irq.ReadCPUs(irq.WithRoot(o.root)) // nil: the cpu checks have no answer
+	h.CPUs, _ = irq.ReadCPUs(o.irq()...) // nil: the cpu checks have no answer
 	h.readIOMMU(o)
 	return h, nil
 }
@@ -240,7 +240,7 @@ func (h *Host) readPaths(ctx context.Context, o options) error {
 // readQueues reads /proc/interrupts once and maps the queues of every
 // selected netdev onto it.
 func (h *Host) readQueues(ctx context.Context, o options) error {
-	x, err := irq.ReadInterrupts(ctx, irq.WithRoot(o.root))
+	x, err := irq.ReadInterrupts(ctx, o.irq()...)
 	switch {
 	case err == nil:
 		h.Interrupts = x
@@ -254,10 +254,10 @@ func (h *Host) readQueues(ctx context.Context, o options) error {
 			continue
 		}
 		if x != nil {
-			q := irq.MapQueues(n.NIC, x, irq.WithRoot(o.root))
+			q := irq.MapQueues(n.NIC, x, o.irq()...)
 			n.Queues = &q
 		}
-		n.Steering, _ = irq.ReadSteering(n.Name, irq.WithRoot(o.root))
+		n.Steering, _ = irq.ReadSteering(n.Name, o.irq()...)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/nicdiag/nicdiag/internal/fsroot"
+	"github.com/nicdiag/nicdiag/irq"
 	"github.com/nicdiag/nicdiag/nicinfo"
 	"github.com/nicdiag/nicdiag/pcie"
 )
@@ -59,8 +60,9 @@ var ErrReadBudget = fsroot.ErrBudget
 // fails at once with an error wrapping ErrReadBudget, so that a huge or
 // hostile snapshot cannot hold the caller. A snapshot root has
 // nicinfo.DefaultReadBudget unless this says otherwise; the live host has
-// none. d <= 0 means no budget. (The PCIe paths and the queue maps read
-// by their own roots and are not bounded by it yet.)
+// none. d <= 0 means no budget. The budget covers the whole call: the
+// inventory, the PCIe paths, /proc/interrupts, the queue maps and the
+// counters, read in that order.
 func WithReadBudget(d time.Duration) Option {
 	return func(o *options) { o.readBudget, o.readBudgetSet = d, true }
 }
@@ -95,6 +97,10 @@ func (o options) nicinfo() []nicinfo.Option {
 
 func (o options) pcie() []pcie.Option {
 	return []pcie.Option{pcie.WithRoot(o.root), pcie.WithReadDeadline(o.deadline)}
+}
+
+func (o options) irq() []irq.Option {
+	return []irq.Option{irq.WithRoot(o.root), irq.WithReadDeadline(o.deadline)}
 }
 
 // rootDir is the directory read: "/" for the live host.

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"io/fs"
-	"os"
 	"strconv"
 
 	"github.com/nicdiag/nicdiag/internal/fsroot"
@@ -40,7 +39,7 @@ func (k *kfile) readDirIDs(r fsroot.Root, buf []byte, ids []int) ([]byte, []int,
 		}
 		k.close()
 	}
-	f, err := openDir(r, k.path)
+	f, err := r.OpenDir(k.path)
 	if err != nil {
 		return buf, ids[:0], err
 	}
@@ -102,20 +101,6 @@ func (k *kfile) relist(buf []byte, ids []int) ([]byte, []int, error) {
 			off += reclen
 		}
 	}
-}
-
-// openDir opens the directory at kernel path p under the root, its
-// symlinks resolved inside it.
-func openDir(r fsroot.Root, p string) (*os.File, error) {
-	hp := r.Path(p)
-	if !r.Live() {
-		real, err := r.Realpath(p)
-		if err != nil {
-			return nil, err
-		}
-		hp = r.Path(real)
-	}
-	return os.OpenFile(hp, os.O_RDONLY|unix.O_DIRECTORY, 0)
 }
 
 // fileWatch is an inotify instance that watches the held files off procfs

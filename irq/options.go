@@ -28,6 +28,7 @@ type options struct {
 	pauseStatsSet bool
 	now           func() time.Time
 	pcie          []string // WithPCIe addresses
+	deadline      time.Time
 	// conn is the kept sockets of the live default sources (nil under a
 	// root, off Linux, or when every source was replaced).
 	conn *nsConn
@@ -43,6 +44,7 @@ func newOptions(opts []Option) options {
 	if o.interval <= 0 {
 		o.interval = time.Second
 	}
+	o.root = o.root.WithDeadline(o.deadline)
 	live := o.root.Live()
 	if live && (o.stats == nil || !o.queueStatsSet || !o.lossStatsSet || !o.pauseStatsSet) {
 		o.conn = newNSConn(o.netns)
@@ -76,6 +78,15 @@ func newOptions(opts []Option) options {
 // counters are not read (a snapshot has none) and WithNetns has no effect.
 func WithRoot(dir string) Option {
 	return func(o *options) { o.root = fsroot.New(dir) }
+}
+
+// WithReadDeadline stops the reads of the root's files at t: after it
+// every read fails at once with an error matching context.DeadlineExceeded,
+// so that a huge or hostile snapshot cannot hold
+// the caller. The zero time sets no deadline. A Sampler's readings after t
+// fail the same way; it is meant for the one-shot readers.
+func WithReadDeadline(t time.Time) Option {
+	return func(o *options) { o.deadline = t }
 }
 
 // WithInterval sets the time between samples (default 1s).

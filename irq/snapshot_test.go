@@ -2,10 +2,12 @@ package irq
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nicdiag/nicdiag/nicinfo"
 )
@@ -44,5 +46,29 @@ func TestMapQueuesSnapshots(t *testing.T) {
 		if s := strings.Join(got, ", "); s != tc.want {
 			t.Errorf("%s %s (%s) = %s; want %s", tc.snap, tc.nic, nq.MatchedBy, s, tc.want)
 		}
+	}
+}
+
+// TestReadDeadline: a past deadline stops the one-shot readers of a
+// snapshot at once, whichever order the options come in; a future one
+// reads as without it.
+func TestReadDeadline(t *testing.T) {
+	root := "../testdata/snapshots/82576-minipcie-x1"
+	ctx := context.Background()
+	past := time.Now().Add(-time.Second)
+	for _, opts := range [][]Option{
+		{WithRoot(root), WithReadDeadline(past)},
+		{WithReadDeadline(past), WithRoot(root)},
+	} {
+		if x, err := ReadInterrupts(ctx, opts...); !errors.Is(err, context.DeadlineExceeded) || x != nil {
+			t.Errorf("ReadInterrupts past its deadline = %v, %v; want context.DeadlineExceeded", x, err)
+		}
+		if _, err := ReadCPUs(opts...); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("ReadCPUs past its deadline: %v; want context.DeadlineExceeded", err)
+		}
+	}
+	x, err := ReadInterrupts(ctx, WithRoot(root), WithReadDeadline(time.Now().Add(time.Hour)))
+	if err != nil || len(x.Lines) == 0 {
+		t.Errorf("ReadInterrupts before its deadline = %v, %v", x, err)
 	}
 }
