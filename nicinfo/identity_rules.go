@@ -153,14 +153,23 @@ func (c *unitCheck) checkPCIe(n NIC) {
 	}
 }
 
-// checkDriver: a driver the table does not list for the ID (weak).
+// checkDriver: a driver the table does not list for the ID (weak). The
+// PCI driver link and ethtool's answer are two witnesses: when either
+// names a listed driver, the other's odd name is no evidence (a damaged
+// or dangling link in a snapshot; mlx4_en on mlx4_core).
 func (c *unitCheck) checkDriver(n NIC) {
 	if !c.known || n.PCI == nil {
 		return
 	}
 	row := c.row
-	for _, drv := range []string{n.PCI.Driver, n.Driver} {
-		if drv == "" || slices.Contains(passthroughDrivers, drv) || slices.Contains(row.Drivers, drv) {
+	drivers := []string{n.PCI.Driver, n.Driver}
+	for _, drv := range drivers {
+		if drv != "" && slices.Contains(row.Drivers, drv) {
+			return
+		}
+	}
+	for _, drv := range drivers {
+		if drv == "" || slices.Contains(passthroughDrivers, drv) {
 			continue
 		}
 		c.add("driver_mismatch", fmt.Sprintf("is driven by %s, which the table does not list for %04x:%04x (%s)",

@@ -217,6 +217,14 @@ func TestIdentityDriverMismatch(t *testing.T) {
 		fs[0].Evidence["driver"] != "alx" {
 		t.Fatalf("got %v", fs)
 	}
+	// One witness naming a listed driver outweighs the other: a dangling
+	// driver link in a snapshot, with ethtool saying atl1c, is no finding.
+	for _, drv := range [][2]string{{"does-not-exist", "atl1c"}, {"atl1c", "does-not-exist"}} {
+		n.PCI.Driver, n.Driver = drv[0], drv[1]
+		if fs := CheckIdentity([]NIC{n}); len(fs) != 0 {
+			t.Errorf("PCI driver %s, ethtool %s: %v; want no finding", drv[0], drv[1], fs)
+		}
+	}
 }
 
 func TestIdentityVirtualAndVF(t *testing.T) {
