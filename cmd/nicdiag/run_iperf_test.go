@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/nicdiag/nicdiag/monitor"
 )
@@ -60,23 +59,25 @@ func newIperfBed(t *testing.T) *iperfBed {
 	return b
 }
 
-// serve starts a one-shot iperf3 server in the namespace.
-func (b *iperfBed) serve(t *testing.T) {
-	t.Helper()
-	srv := exec.Command("ip", "netns", "exec", b.NS, "iperf3", "-s", "-1", "-p", strconv.Itoa(b.port))
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) { // wait for the listening socket
-		out, _ := exec.Command("ip", "netns", "exec", b.NS, "ss", "-Hltn", "sport", "= :"+strconv.Itoa(b.port)).Output()
-		if len(bytes.TrimSpace(out)) > 0 {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatal("iperf3 server did not start listening")
+// command is the monitored command: a one-shot iperf3 server started in
+// the namespace, then, once it listens, the client with args. Both ends
+// run on this host, so both are the run's own work: with the server outside
+// the command, the CPU they share was a coin toss between the run's own
+// work and foreign work (a test flake at -P 4).
+func (b *iperfBed) command(args ...string) []string {
+	port := strconv.Itoa(b.port)
+	script := `ip netns exec "$1" iperf3 -s -1 -p "$2" >/dev/null 2>&1 &
+i=0
+until ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q .; do
+	i=$((i + 1)); [ $i -lt 100 ] || { echo "iperf3 server did not start listening" >&2; exit 1; }
+	sleep 0.05
+done
+shift 2
+iperf3 "$@"
+rc=$?
+wait
+exit $rc`
+	return append([]string{"sh", "-c", script, "sh", b.NS, port, "-c", b.PeerAddr, "-p", port, "-t", "3", "-J"}, args...)
 }
 
 // cpuBusy reads /proc/stat: per CPU, busy and total jiffies.
@@ -118,14 +119,13 @@ type iperfResult struct {
 	} `json:"end"`
 }
 
-// runIperf runs `nicdiag monitor --json HOST -- iperf3 -c PEER ARGS` and
+// runIperf runs `nicdiag monitor --json HOST -- sh -c 'iperf3 -s & iperf3
+// -c PEER ARGS'` (see command) and
 // returns iperf3's report, nicdiag's verdict and the busy share per CPU
 // that /proc/stat shows over the same time.
 func (b *iperfBed) runIperf(t *testing.T, args ...string) (iperfResult, monitor.Verdict, map[int]float64) {
 	t.Helper()
-	b.serve(t)
-	argv := append([]string{"monitor", "--json", "--interval", "250ms", b.Host, "--",
-		"iperf3", "-c", b.PeerAddr, "-p", strconv.Itoa(b.port), "-t", "3", "-J"}, args...)
+	argv := append([]string{"monitor", "--json", "--interval", "250ms", b.Host, "--"}, b.command(args...)...)
 	before := cpuBusy(t)
 	var out, errb bytes.Buffer
 	code := run(context.Background(), argv, &out, &errb)
