@@ -2,7 +2,7 @@ package monitor
 
 import (
 	"bytes"
-	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"os"
 	"path/filepath"
@@ -114,7 +114,12 @@ type tree struct {
 // newMarker returns markerVarID=1 with an ID no other run shares.
 func newMarker() string {
 	b := make([]byte, 12)
-	_, _ = rand.Read(b)
+	// getrandom(2) from the kernel: crypto/rand would link the FIPS
+	// module, whose package init every command pays at start-up. The pid
+	// and the time make the ID unique where it fails.
+	if _, err := unix.Getrandom(b, 0); err != nil {
+		binary.NativeEndian.PutUint64(b, uint64(time.Now().UnixNano()))
+	}
 	return markerVar + strconv.Itoa(os.Getpid()) + "_" + hex.EncodeToString(b) + "=1"
 }
 

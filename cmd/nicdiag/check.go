@@ -13,9 +13,10 @@ import (
 )
 
 var checkCmd = &command{
-	name:    "check",
-	args:    "[IFACE|PCI-ADDRESS...]",
-	summary: "preflight: every finding about the NICs, worst first",
+	name:     "check",
+	buffered: true,
+	args:     "[IFACE|PCI-ADDRESS...]",
+	summary:  "preflight: every finding about the NICs, worst first",
 	help: `Checks every physical NIC (or the ones named): the PCIe path hop by hop
 (downgraded links, slot limits, whether the path can carry the ports' line
 rate), the device's identity (a chip claiming what it cannot do), and queue

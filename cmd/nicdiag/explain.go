@@ -24,9 +24,10 @@ type explainFlags struct {
 }
 
 var explainCmd = &command{
-	name:    "explain",
-	args:    "IFACE|PCI-ADDRESS",
-	summary: "the throughput budget: line rate, PCIe capacity per hop, the ceiling and what sets it",
+	name:     "explain",
+	buffered: true,
+	args:     "IFACE|PCI-ADDRESS",
+	summary:  "the throughput budget: line rate, PCIe capacity per hop, the ceiling and what sets it",
 	help: `Works out how much Ethernet traffic the NIC's PCIe path can carry for a
 workload, as a short calculation: the line rate of the ports in use, what each
 PCIe hop carries (encoding, DLLP, TLP and per-packet DMA overheads), the

@@ -17,9 +17,10 @@ import (
 )
 
 var listCmd = &command{
-	name:    "list",
-	args:    "",
-	summary: "one line per NIC: PCI address, driver, speed, PCIe link, NUMA, queues, name",
+	name:     "list",
+	buffered: true,
+	args:     "",
+	summary:  "one line per NIC: PCI address, driver, speed, PCIe link, NUMA, queues, name",
 	help: `List the network interfaces: physical ones (PCI, USB, other buses) by
 default, virtual ones (veth, bridge, lo, ...) too with --all. Columns: interface,
 PCI function, netdev driver, Ethernet speed, PCIe link now/max, NUMA node,

@@ -19,9 +19,10 @@ import (
 )
 
 var showCmd = &command{
-	name:    "show",
-	args:    "IFACE",
-	summary: "everything known about one NIC",
+	name:     "show",
+	buffered: true,
+	args:     "IFACE",
+	summary:  "everything known about one NIC",
 	help: `Show everything nicdiag knows about one interface, grouped like ethtool
 output: identity (PCI IDs and names), driver, firmware and offloads,
 Ethernet link and modes (partner, pause, EEE, carrier changes), queues,

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"regexp"
+	"sync"
 )
 
 // didYouMean returns ` (did you mean "x"?)` for the candidate closest to s
@@ -51,4 +52,6 @@ func editDistance(a, b string) int {
 
 // longFlag matches a multi-letter flag as the flag package writes it in
 // errors (-port-speed), to print it as the help does (--port-speed).
-var longFlag = regexp.MustCompile(`(^|[ :])-([a-z][a-z-]+)`)
+// Compiled on first use: only a usage error needs it, and start-up pays
+// for every package-level compile.
+var longFlag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|[ :])-([a-z][a-z-]+)`) })
