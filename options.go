@@ -20,6 +20,7 @@ type options struct {
 	ethSet  bool
 	// inventoryOnly skips paths, budgets and queues (WithInventoryOnly).
 	inventoryOnly bool
+	brief         bool // WithSoftwareBrief
 	// readBudget is WithReadBudget's; deadline is when the call's reads of
 	// the root end (zero: never), set by buildOptions.
 	readBudget    time.Duration
@@ -44,6 +45,12 @@ func WithInterfaces(names ...string) Option {
 // no PCIe paths, budgets, /proc/interrupts or queue maps, for a caller such
 // as `nicdiag list` that shows nothing else.
 func WithInventoryOnly() Option { return func(o *options) { o.inventoryOnly = true } }
+
+// WithSoftwareBrief reads software interfaces (loopback, bridges, bonds,
+// VLANs, veth, tunnels) in brief: sysfs and ethtool's driver info only (see
+// nicinfo.WithSoftwareBrief). For a caller that judges and shows physical
+// NICs only, such as `nicdiag list` without --all.
+func WithSoftwareBrief() Option { return func(o *options) { o.brief = true } }
 
 // WithEthtool sets where ethtool answers come from (see nicinfo.WithEthtool).
 func WithEthtool(src nicinfo.EthtoolSource) Option {
@@ -91,6 +98,9 @@ func (o options) nicinfo() []nicinfo.Option {
 	}
 	if o.ethSet {
 		out = append(out, nicinfo.WithEthtool(o.ethtool))
+	}
+	if o.brief {
+		out = append(out, nicinfo.WithSoftwareBrief())
 	}
 	return out
 }

@@ -21,6 +21,23 @@ type EthtoolSource interface {
 	Answers(ctx context.Context, iface string) (*EthtoolAnswers, error)
 }
 
+// driverInfoSource is a source that can answer the driver info alone
+// (ETHTOOL_GDRVINFO), for WithSoftwareBrief.
+type driverInfoSource interface {
+	DriverInfo(ctx context.Context, iface string) (*EthtoolAnswers, error)
+}
+
+// driverInfo returns the driver info part of a: driver, version,
+// firmware, bus info, and the error of the driver request.
+func (a *EthtoolAnswers) driverInfo() *EthtoolAnswers {
+	out := &EthtoolAnswers{Schema: a.Schema, Driver: a.Driver, Version: a.Version,
+		FirmwareVersion: a.FirmwareVersion, BusInfo: a.BusInfo}
+	if e, ok := a.Errors["driver"]; ok {
+		out.Errors = map[string]string{"driver": e}
+	}
+	return out
+}
+
 // maxEthtoolJSON bounds one ethtool/IFACE.json.
 const maxEthtoolJSON = 1 << 20
 

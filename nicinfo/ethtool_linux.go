@@ -104,6 +104,40 @@ func (l *liveEthtool) open() error {
 	return nil
 }
 
+// DriverInfo asks the kernel for iface's driver info alone
+// (ETHTOOL_GDRVINFO); see WithSoftwareBrief.
+func (l *liveEthtool) DriverInfo(ctx context.Context, iface string) (*EthtoolAnswers, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if !validIfaceName(iface) {
+		return nil, wrapErr(fmt.Errorf("%w: interface name %q", ErrMalformed, text.Clip(iface)))
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := l.open(); err != nil {
+		return nil, wrapErr(err)
+	}
+	a, err := l.driverInfo(iface)
+	return a, wrapErr(err)
+}
+
+// driverInfo asks ETHTOOL_GDRVINFO, with l open and locked. A failed
+// request is in the answers' Errors; a gone interface is ErrNoInterface.
+func (l *liveEthtool) driverInfo(iface string) (*EthtoolAnswers, error) {
+	a := &EthtoolAnswers{Schema: EthtoolSchema}
+	di, err := l.et.DriverInfo(iface)
+	switch {
+	case errors.Is(err, unix.ENODEV):
+		return nil, fmt.Errorf("ethtool %s: %w (%w)", iface, ErrNoInterface, err)
+	case err != nil:
+		a.Errors = map[string]string{"driver": errText(err)}
+	default:
+		a.Driver, a.Version, a.FirmwareVersion, a.BusInfo = di.Driver, di.Version, di.FwVersion, di.BusInfo
+	}
+	return a, nil
+}
+
 // Answers asks the kernel about iface.
 func (l *liveEthtool) Answers(ctx context.Context, iface string) (*EthtoolAnswers, error) {
 	a, err := l.answers(ctx, iface)
@@ -122,20 +156,15 @@ func (l *liveEthtool) answers(ctx context.Context, iface string) (*EthtoolAnswer
 	if err := l.open(); err != nil {
 		return nil, err
 	}
-	a := &EthtoolAnswers{Schema: EthtoolSchema}
+	a, err := l.driverInfo(iface)
+	if err != nil {
+		return nil, err
+	}
 	fail := func(key string, err error) {
 		if a.Errors == nil {
 			a.Errors = map[string]string{}
 		}
 		a.Errors[key] = errText(err)
-	}
-	if di, err := l.et.DriverInfo(iface); err != nil {
-		if errors.Is(err, unix.ENODEV) {
-			return nil, fmt.Errorf("ethtool %s: %w (%w)", iface, ErrNoInterface, err)
-		}
-		fail("driver", err)
-	} else {
-		a.Driver, a.Version, a.FirmwareVersion, a.BusInfo = di.Driver, di.Version, di.FwVersion, di.BusInfo
 	}
 	if link, err := l.linkSettings(iface); err != nil {
 		fail("link", err)

@@ -112,7 +112,12 @@ func build(ctx context.Context, o options, ifaces []string) ([]NIC, error) {
 				r.missing("netlink.vfs", err)
 			}
 		}
-		a := r.ethtool(ctx, o.ethtool)
+		var a *EthtoolAnswers
+		if o.brief && n.Bus == BusVirtual && o.ethtool != nil {
+			a = r.ethtoolBrief(ctx, o.ethtool)
+		} else {
+			a = r.ethtool(ctx, o.ethtool)
+		}
 		if bdf == "" && a != nil && n.Bus != BusUSB {
 			// No device link in sysfs, but ethtool names a PCI function.
 			if b, err := pcie.ParseAddress(a.BusInfo); err == nil && string(b) == strings.ToLower(a.BusInfo) {
@@ -169,6 +174,36 @@ func (r *reader) ethtool(ctx context.Context, src EthtoolSource) *EthtoolAnswers
 		return nil
 	}
 	a, err := src.Answers(ctx, n.Name)
+	return r.mergeEthtool(a, err)
+}
+
+// briefMissing is the Missing line of a software interface read in brief.
+const briefMissing = "ethtool: driver info only (software interface)"
+
+// ethtoolBrief merges the driver info alone (see WithSoftwareBrief), or all
+// the answers when the driver info names a PCI function.
+func (r *reader) ethtoolBrief(ctx context.Context, src EthtoolSource) *EthtoolAnswers {
+	var a *EthtoolAnswers
+	var err error
+	if b, ok := src.(driverInfoSource); ok {
+		a, err = b.DriverInfo(ctx, r.nic.Name)
+	} else if a, err = src.Answers(ctx, r.nic.Name); err == nil {
+		a = a.driverInfo()
+	}
+	if err == nil && a.BusInfo != "" {
+		if _, perr := pcie.ParseAddress(a.BusInfo); perr == nil {
+			return r.ethtool(ctx, src)
+		}
+	}
+	if err == nil {
+		r.nic.Missing = append(r.nic.Missing, briefMissing)
+	}
+	return r.mergeEthtool(a, err)
+}
+
+// mergeEthtool merges a source's answers, or its error, into the NIC.
+func (r *reader) mergeEthtool(a *EthtoolAnswers, err error) *EthtoolAnswers {
+	n := r.nic
 	if err != nil {
 		if errors.Is(err, ErrNoAnswers) {
 			n.Missing = append(n.Missing, "ethtool: not recorded")

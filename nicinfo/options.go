@@ -15,6 +15,7 @@ type options struct {
 	ethtool    EthtoolSource
 	ethtoolSet bool
 	netlink    bool
+	brief      bool // WithSoftwareBrief
 	// deadline ends the call's reads of the root (WithReadBudget,
 	// WithReadDeadline); without one a snapshot gets DefaultReadBudget.
 	deadline    time.Time
@@ -95,6 +96,19 @@ func WithEthtool(src EthtoolSource) Option {
 // (the default) or off. Snapshots never use netlink.
 func WithNetlink(on bool) Option {
 	return func(o *options) { o.netlink = on }
+}
+
+// WithSoftwareBrief has List and Get read a software interface (one with no
+// device in sysfs: loopback, bridge, bond, VLAN, veth, ifb, tunnel) in
+// brief: its sysfs attributes and ethtool's driver info, not its link
+// settings, channels, rings, offloads, coalescing, pause, EEE or
+// statistics; its Missing says so. One whose driver info names a PCI
+// function (a driver that set no device link) is read in full. For callers
+// that show software interfaces by name only, such as `nicdiag list`
+// without --all: a host with hundreds of veth pairs is spared a dozen
+// ethtool requests for each.
+func WithSoftwareBrief() Option {
+	return func(o *options) { o.brief = true }
 }
 
 func buildOptions(opts []Option) options {

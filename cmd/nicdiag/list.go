@@ -52,7 +52,11 @@ func runList(ctx context.Context, e *env, fs *flag.FlagSet, args []string, all b
 	if err != nil {
 		return e.fail(err)
 	}
-	h, err := nicdiag.Inspect(ctx, nicdiag.WithRoot(root), nicdiag.WithInventoryOnly())
+	opts := []nicdiag.Option{nicdiag.WithRoot(root), nicdiag.WithInventoryOnly()}
+	if !all {
+		opts = append(opts, nicdiag.WithSoftwareBrief()) // not shown: named only
+	}
+	h, err := nicdiag.Inspect(ctx, opts...)
 	if err != nil {
 		return e.fail(err)
 	}
