@@ -454,7 +454,7 @@ func commandWords() []string {
 
 // flagError rewrites a flag package error as the help text writes flags.
 func flagError(err error) string {
-	return longFlag().ReplaceAllString(err.Error(), "$1--$2")
+	return longFlags(err.Error())
 }
 
 // parseInterspersed parses flags wherever they stand among the arguments

@@ -2,8 +2,7 @@ package main
 
 import (
 	"fmt"
-	"regexp"
-	"sync"
+	"strings"
 )
 
 // didYouMean returns ` (did you mean "x"?)` for the candidate closest to s
@@ -50,8 +49,21 @@ func editDistance(a, b string) int {
 	return d[len(ra)][len(rb)]
 }
 
-// longFlag matches a multi-letter flag as the flag package writes it in
-// errors (-port-speed), to print it as the help does (--port-speed).
-// Compiled on first use: only a usage error needs it, and start-up pays
-// for every package-level compile.
-var longFlag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|[ :])-([a-z][a-z-]+)`) })
+// longFlags writes the multi-letter flags the flag package names in its
+// errors (-port-speed) as the help does (--port-speed): a '-' at the start
+// or after a space or colon, followed by at least two of [a-z-], the first
+// a letter. By hand, not with a regexp: every command would link regexp
+// for this one error path.
+func longFlags(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '-' && (i == 0 || s[i-1] == ' ' || s[i-1] == ':') && i+2 < len(s) &&
+			isLower(s[i+1]) && (isLower(s[i+2]) || s[i+2] == '-') {
+			b.WriteByte('-')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func isLower(c byte) bool { return 'a' <= c && c <= 'z' }
