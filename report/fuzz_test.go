@@ -12,7 +12,8 @@ import (
 
 // FuzzRender: any input either fails to read (monitor.ReadRecord, itself
 // fuzzed by monitor's FuzzReadRecord) or yields a record with at least one
-// sample and a summary, which renders in both formats.
+// sample and a summary, which renders in both formats, the page as
+// html/template wrote it (page_oracle_test.go).
 // go test ./report -run '^$' -fuzz FuzzRender -fuzztime 20s
 func FuzzRender(f *testing.F) {
 	b, err := os.ReadFile(synthFile)
@@ -47,5 +48,6 @@ func FuzzRender(f *testing.F) {
 				t.Fatalf("render %v: %v", f, err)
 			}
 		}
+		sameAsOracle(t, "the fuzzed record's page", pageFor(rec))
 	})
 }

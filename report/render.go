@@ -3,7 +3,6 @@ package report
 import (
 	"bufio"
 	"fmt"
-	"html/template"
 	"io"
 	"math"
 	"os"
@@ -11,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/nicdiag/nicdiag/finding"
@@ -122,7 +120,7 @@ func Render(w io.Writer, rec *monitor.Record, f Format) error {
 	case SVG:
 		return writeSVG(w, append([]chart{vc}, cs...))
 	case HTML:
-		return pageTmpl().Execute(w, newPage(rec, v, cs, vd, computed, vc))
+		return writePage(w, newPage(rec, v, cs, vd, computed, vc))
 	}
 	return fmt.Errorf("report: unknown format %v", f)
 }
@@ -157,19 +155,19 @@ func svgHeight(s string) int {
 	return n
 }
 
-// page is what the HTML template reads.
+// page is what writePage writes.
 type page struct {
 	Title   string
 	Source  string
 	Verdict *pageVerdict
 	// VerdictChart is throughput against the ceilings, in the verdict's
 	// section.
-	VerdictChart pageChart
+	VerdictChart chart
 	Facts        [][2]string
 	Notes        []string
 	Findings     []pageFinding
 	Computed     bool // verdicts computed here, not by the monitor
-	Charts       []pageChart
+	Charts       []chart
 	CPUHead      []string
 	CPURows      [][]string
 }
@@ -181,14 +179,9 @@ type pageFinding struct {
 	Numbers  [][2]string
 }
 
-type pageChart struct {
-	chart
-	Inline template.HTML
-}
-
 func newPage(rec *monitor.Record, v *view, cs []chart, vd *monitor.Verdict, computed bool, vc chart) *page {
 	p := &page{Title: "nicdiag report", Source: rec.Source, Notes: rec.Notes,
-		Verdict: newPageVerdict(vd, computed), VerdictChart: pageChart{chart: vc, Inline: template.HTML(vc.SVG)}}
+		Verdict: newPageVerdict(vd, computed), VerdictChart: vc}
 	if rec.Source != "" {
 		p.Title += ": " + rec.Source
 	}
@@ -202,9 +195,7 @@ func newPage(rec *monitor.Record, v *view, cs []chart, vd *monitor.Verdict, comp
 	for _, f := range sum.Findings {
 		p.Findings = append(p.Findings, newPageFinding(f))
 	}
-	for _, c := range cs {
-		p.Charts = append(p.Charts, pageChart{chart: c, Inline: template.HTML(c.SVG)})
-	}
+	p.Charts = cs
 	p.CPUHead = []string{"CPU", "irq", "softirq", "busy", "NET_RX/s", "NET_TX/s", "NIC IRQs/s", "softnet processed/s", "dropped/s", "squeezed/s"}
 	for _, c := range sum.CPUs {
 		irqPct := "n/a"
@@ -306,106 +297,3 @@ func orNone(s string) string {
 	}
 	return s
 }
-
-// pageTmpl is parsed on first use, not at start-up: every nicdiag command
-// links this package, few draw a report.
-var pageTmpl = sync.OnceValue(func() *template.Template { return template.Must(template.New("page").Parse(pageHTML)) })
-
-const pageHTML = `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="nicdiag report">
-<title>{{.Title}}</title>
-<style>
-body{font-family:"DejaVu Sans","Liberation Sans",Arial,Helvetica,sans-serif;font-size:14px;color:#222;background:#fff;margin:24px;max-width:1000px}
-h1{font-size:22px;margin:0 0 12px}
-h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ccc;padding-bottom:4px}
-dl.facts{display:grid;grid-template-columns:max-content auto;gap:2px 16px;margin:0}
-dl.facts dt{color:#555}
-dl.facts dd{margin:0}
-.notes{border-left:4px solid #e69f00;background:#fff8e6;padding:6px 12px;margin:12px 0}
-.finding{border:1px solid #ccc;border-left-width:6px;padding:8px 12px;margin:10px 0}
-.finding.error{border-left-color:#7a0177}
-.finding.warn{border-left-color:#e69f00}
-.finding.info{border-left-color:#0072b2}
-.sev{display:inline-block;font-weight:bold;text-transform:uppercase;font-size:12px;padding:1px 6px;border-radius:3px;color:#fff}
-.sev.error{background:#7a0177}
-.sev.warn{background:#8a5a00}
-.sev.info{background:#0072b2}
-code{font-family:"DejaVu Sans Mono",monospace;font-size:13px}
-table{border-collapse:collapse;margin:6px 0}
-td,th{border:1px solid #ddd;padding:2px 8px;text-align:left;vertical-align:top}
-table.num td{text-align:right}
-figure{margin:16px 0}
-figcaption{color:#444;max-width:900px;margin-top:4px}
-svg.chart{display:block}
-footer{color:#777;font-size:12px;margin-top:32px}
-h3{font-size:15px;margin:16px 0 6px}
-.verdict{border:1px solid #ccc;border-left:6px solid #000;padding:8px 12px;margin:10px 0}
-.verdict p.bound{font-size:16px;margin:4px 0 8px}
-.verdict p.sentence{font-size:15px;margin:8px 0}
-.verdict tr.reached td{font-weight:bold}
-table.ceilings td:nth-child(n+6),table.traffic td:nth-child(n+3){white-space:nowrap}
-</style>
-</head>
-<body>
-<h1>{{.Title}}</h1>
-{{if .Notes}}<div class="notes"><strong>About this record:</strong>
-<ul>{{range .Notes}}<li>{{.}}</li>{{end}}</ul></div>
-{{end}}{{with .Verdict}}<h2 id="verdict">Run verdict</h2>
-<div class="verdict bound-{{.Bound}}">
-<p class="bound"><strong>Bound:</strong> <code>{{.Bound}}</code>: {{.BoundWords}}</p>
-<p class="sentence">{{.Summary}}</p>
-<dl class="facts">
-{{range .Facts}}<dt>{{index . 0}}</dt><dd>{{index . 1}}</dd>
-{{end}}</dl>
-{{if .Computed}}<p>The record carries no verdict; this one was judged here from its samples and limits.</p>
-{{end}}<h3 id="ceiling-table">Ceilings at this run's mix, nearest first</h3>
-{{if .Ceilings}}<table class="ceilings"><tr>{{range .CeilHead}}<th>{{.}}</th>{{end}}</tr>
-{{range .Ceilings}}<tr{{if .Role}} class="reached"{{end}}><td>{{.Role}}</td>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
-{{end}}</table>
-{{else}}<p>No ceiling was judged: the record knows no line rate, PCIe path or CPU load to set the run against, or the run moved nothing.</p>
-{{end}}<h3 id="traffic-table">Traffic over the samples with traffic</h3>
-{{if .Traffic}}<table class="traffic"><tr>{{range .TrafHead}}<th>{{.}}</th>{{end}}</tr>
-{{range .Traffic}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
-{{end}}</table>
-<p>Mb/s are Ethernet frame bits (header and FCS, no preamble or gap). A NIC's ceiling is what it would move in that direction with its nearest ceiling full, at the same mix.</p>
-{{else}}<p>The record names no NIC.</p>
-{{end}}{{if .Losses}}<h3 id="losses">Losses</h3>
-<ul>{{range .Losses}}<li>{{.}}</li>{{end}}</ul>
-{{end}}</div>
-{{end}}{{with .VerdictChart}}<figure id="{{.ID}}">
-{{.Inline}}<figcaption>{{.Caption}}</figcaption>
-</figure>
-{{end}}<h2 id="run">The run</h2>
-<dl class="facts">
-{{range .Facts}}<dt>{{index . 0}}</dt><dd>{{index . 1}}</dd>
-{{end}}</dl>
-<h2 id="verdicts">Findings</h2>
-{{if .Computed}}<p>The record carries no summary; these verdicts were computed from its samples.</p>
-{{end}}{{range .Findings}}<div class="finding {{.Sev}}">
-<p><span class="sev {{.Sev}}">{{.Sev}}</span> <code>{{.Code}}</code> on <strong>{{.Subject}}</strong></p>
-<p>{{.Summary}}</p>
-{{if .Fix}}<p><em>Usually fixed by:</em> {{.Fix}}</p>
-{{end}}{{if or .Evidence .Numbers}}<table class="evidence"><tr><th>evidence</th><th>value</th></tr>
-{{range .Evidence}}<tr><td><code>{{index . 0}}</code></td><td>{{index . 1}}</td></tr>
-{{end}}{{range .Numbers}}<tr><td><code>{{index . 0}}</code></td><td>{{index . 1}}</td></tr>
-{{end}}</table>
-{{end}}</div>
-{{else}}<p>No finding: no core was saturated by packet work, and softnet neither dropped nor ran out of budget often enough to matter.</p>
-{{end}}
-<h2 id="charts">Charts</h2>
-{{range .Charts}}<figure id="{{.ID}}">
-{{.Inline}}<figcaption>{{.Caption}}</figcaption>
-</figure>
-{{end}}
-<h2 id="cpus">Per-CPU means over the run</h2>
-<table class="num"><tr>{{range .CPUHead}}<th>{{.}}</th>{{end}}</tr>
-{{range .CPURows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
-{{end}}</table>
-<footer>Written by <code>nicdiag report</code>{{if .Source}} from {{.Source}}{{end}}. Self-contained: no script, no external resource.</footer>
-</body>
-</html>
-`

@@ -22,7 +22,7 @@ func verdictOf(rec *monitor.Record) (v *monitor.Verdict, computed bool) {
 }
 
 // pageVerdict is the verdict as the page's top section shows it; every
-// string is escaped by the template.
+// string is escaped by writePage.
 type pageVerdict struct {
 	Bound      string
 	BoundWords string

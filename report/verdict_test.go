@@ -62,7 +62,7 @@ var fieldRuns = []fieldRun{
 		reached: 854.67},
 }
 
-// tmplEsc is s as the page's template writes it in text (html/template
+// tmplEsc is s as html/template writes it in text, and so the page (it
 // escapes more than html.EscapeString: "+" too).
 func tmplEsc(s string) string {
 	var b strings.Builder
