@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 )
 
 // OpenOption configures Open and Unpack.
@@ -90,11 +91,12 @@ func Open(ctx context.Context, p string, opts ...OpenOption) (*Snapshot, error) 
 	if fi.IsDir() {
 		return &Snapshot{Dir: p}, nil
 	}
-	f, err := os.Open(p)
+	f, stop, err := openStream(ctx, p, fi)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: %w", err)
 	}
 	defer f.Close()
+	defer stop()
 	if fi.Mode().IsRegular() {
 		if err := newUnpacker(ctx, "", o.limits).run(f); err != nil {
 			return nil, fmt.Errorf("snapshot %s: %w", p, err)
@@ -118,6 +120,44 @@ func Open(ctx context.Context, p string, opts ...OpenOption) (*Snapshot, error) 
 	}
 	kept = true
 	return &Snapshot{Dir: topLevel(dir), cleanup: dir}, nil
+}
+
+// openStream opens the archive at p. A FIFO's open waits for a writer and
+// a pipe's reads for data: for those, a cancelled ctx ends the wait (the
+// open is left to finish on its own goroutine, which closes what it gets)
+// and any read after it until stop is called.
+func openStream(ctx context.Context, p string, fi os.FileInfo) (_ *os.File, stop func() bool, _ error) {
+	none := func() bool { return false }
+	if fi.Mode().IsRegular() {
+		f, err := os.Open(p)
+		return f, none, err
+	}
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		f, err := os.Open(p)
+		ch <- opened{f, err}
+	}()
+	var o opened
+	select {
+	case o = <-ch:
+	case <-ctx.Done():
+		go func() {
+			if o := <-ch; o.f != nil {
+				o.f.Close()
+			}
+		}()
+		return nil, none, ctx.Err()
+	}
+	if o.err != nil {
+		return nil, none, o.err
+	}
+	// os.Open puts a pipe or FIFO in the runtime's poller: a read deadline
+	// in the past wakes a read blocked on it.
+	return o.f, context.AfterFunc(ctx, func() { o.f.SetReadDeadline(time.Unix(1, 0)) }), nil
 }
 
 // topLevel returns the one directory an archive holds when it was packed

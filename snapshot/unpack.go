@@ -122,7 +122,17 @@ func (u *unpacker) limit(name string, max int64, what string, bytes int64) error
 	return &LimitError{Limit: name, Max: max, Name: u.cur, Entries: u.entries, Bytes: bytes, what: what}
 }
 
+// run reads the .tar.gz from r, entry by entry (unpacking it when the
+// unpacker has a directory); once ctx is cancelled its error is the answer.
 func (u *unpacker) run(r io.Reader) error {
+	err := u.read(r)
+	if err != nil && u.ctx.Err() != nil {
+		return u.ctx.Err() // a read cut short by the cancel, not a bad archive
+	}
+	return err
+}
+
+func (u *unpacker) read(r io.Reader) error {
 	zr, err := gzip.NewReader(r)
 	if err != nil {
 		return fmt.Errorf("not a gzip archive: %w", err)

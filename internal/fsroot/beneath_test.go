@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -334,5 +335,46 @@ func TestRootHandle(t *testing.T) {
 	}
 	if n := fds(); n > before+20 {
 		t.Errorf("%d descriptors open after 200 Roots were dropped, %d before", n, before)
+	}
+}
+
+// New for a directory already open shares its descriptor, with the
+// garbage collector off (it no longer takes a collection to close the
+// Roots made per NIC); a directory replaced at the same path gets a handle
+// of its own, while the old Root keeps reading the directory it opened.
+func TestNewSharesHandle(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	dir := tree(t)
+	const mtu = "/sys/class/net/eth0/mtu"
+	first := New(dir)
+	if v, err := first.ReadInt(mtu); err != nil || v != 1500 {
+		t.Fatalf("first read: %d, %v", v, err)
+	}
+	fds := func() int {
+		ents, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Skip("no /proc/self/fd")
+		}
+		return len(ents)
+	}
+	before := fds()
+	for range 200 {
+		if _, err := New(dir).ReadInt(mtu); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := fds(); n > before+2 {
+		t.Errorf("%d descriptors after 200 New of an open directory, %d before", n, before)
+	}
+
+	must(t, os.Rename(dir, dir+".old"))
+	t.Cleanup(func() { os.RemoveAll(dir + ".old") })
+	must(t, os.MkdirAll(filepath.Join(dir, "sys/class/net/eth0"), 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, "sys/class/net/eth0/mtu"), []byte("9000\n"), 0o644))
+	if v, err := New(dir).ReadInt(mtu); err != nil || v != 9000 {
+		t.Errorf("New after the directory was replaced read %d, %v; want 9000", v, err)
+	}
+	if v, err := first.ReadInt(mtu); err != nil || v != 1500 {
+		t.Errorf("the first Root read %d, %v after the replacement; want its own 1500", v, err)
 	}
 }

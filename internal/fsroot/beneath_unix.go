@@ -33,6 +33,20 @@ const maxLinks = 40
 // take the walk.
 var noOpenat2, forceWalk atomic.Bool
 
+// names reports whether h may serve a new Root of dir: not opened yet, or
+// its descriptor is still the directory at dir (same device and inode).
+func (h *handle) names(dir string) bool {
+	fd := h.fd.Load()
+	if fd == 0 {
+		return true
+	}
+	var a, b unix.Stat_t
+	if unix.Fstat(int(fd-1), &a) != nil || unix.Stat(dir, &b) != nil {
+		return false
+	}
+	return a.Dev == b.Dev && a.Ino == b.Ino
+}
+
 // dirfd returns the root directory's descriptor and the handle that owns
 // it: the caller keeps the handle alive (runtime.KeepAlive) until it is
 // done with the descriptor.
@@ -245,7 +259,7 @@ func (r Root) readIntoSnap(p string, buf []byte, max int) ([]byte, error) {
 		return buf, err
 	}
 	defer unix.Close(fd)
-	buf, op, err := readFD(fd, buf, max)
+	buf, op, err := readFD(fd, buf, max, true)
 	if err != nil {
 		return buf, &fs.PathError{Op: op, Path: r.Path(p), Err: err}
 	}

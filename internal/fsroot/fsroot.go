@@ -57,13 +57,15 @@ type Root struct {
 }
 
 // New returns a Root for dir; "" and "/" are the live host. A snapshot's
-// directory is opened on the Root's first read and stays open, shared by
-// the Root's copies, until no copy is left.
+// directory is opened on the first read and stays open, shared by every
+// Root of the same dir (New's earlier results and their copies) while it
+// still names that directory, until no such Root is left.
 func New(dir string) Root {
 	if dir == "" || filepath.Clean(dir) == "/" {
 		return Root{}
 	}
-	return Root{dir: filepath.Clean(dir), h: new(handle)}
+	dir = filepath.Clean(dir)
+	return Root{dir: dir, h: sharedHandle(dir)}
 }
 
 // Live reports whether r is the running host rather than a snapshot.

@@ -27,10 +27,12 @@ func (r Root) ReadInto(p string, buf []byte, max int) ([]byte, error) {
 	return buf, nil
 }
 
-// grow makes room to read into buf: at least 512 bytes, doubling when full.
-func grow(buf []byte) []byte {
+// grow makes room to read into buf: at least 512 bytes, doubling when
+// full, but never past limit+1 bytes in all (one more than a reader's cap
+// tells a file over it), so a cap of 64 MiB never allocates 128.
+func grow(buf []byte, limit int) []byte {
 	if len(buf) < cap(buf) {
 		return buf
 	}
-	return slices.Grow(buf, max(512, cap(buf)))
+	return slices.Grow(buf, max(1, min(max(512, cap(buf)), limit+1-len(buf))))
 }

@@ -13,8 +13,8 @@ func readRegularInto(name string, buf []byte, max int) ([]byte, error) {
 	}
 	defer f.Close()
 	for len(buf) <= max {
-		buf = grow(buf)
-		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = grow(buf, max)
+		n, err := f.Read(buf[len(buf):min(cap(buf), max+1)])
 		buf = buf[:len(buf)+n]
 		if err == io.EOF {
 			break
