@@ -140,6 +140,7 @@ func (h *Host) unread(p Part, subject string, err error) {
 // (nicinfo.ErrNoInterface); whatever else cannot be read is in Unread.
 func Inspect(ctx context.Context, opts ...Option) (*Host, error) {
 	o := buildOptions(opts)
+	o.bound(ctx)
 	if err := fsroot.Check(o.root); err != nil {
 		return nil, fmt.Errorf("nicdiag: root %w", err)
 	}

@@ -1,6 +1,7 @@
 package nicdiag
 
 import (
+	"context"
 	"time"
 
 	"github.com/nicdiag/nicdiag/internal/fsroot"
@@ -67,7 +68,8 @@ var ErrReadBudget = fsroot.ErrBudget
 // fails at once with an error wrapping ErrReadBudget, so that a huge or
 // hostile snapshot cannot hold the caller. A snapshot root has
 // nicinfo.DefaultReadBudget unless this says otherwise; the live host has
-// none. d <= 0 means no budget. The budget covers the whole call: the
+// none. d <= 0 means no budget. A context deadline sooner than the budget's
+// end is the reads' end too. The budget covers the whole call: the
 // inventory, the PCIe paths, /proc/interrupts, the queue maps and the
 // counters, read in that order.
 func WithReadBudget(d time.Duration) Option {
@@ -88,6 +90,14 @@ func buildOptions(opts []Option) options {
 		o.deadline = time.Now().Add(nicinfo.DefaultReadBudget)
 	}
 	return o
+}
+
+// bound makes a context deadline sooner than the read budget's end the
+// reads' end: they stop with the context, even one blocked in a slow file.
+func (o *options) bound(ctx context.Context) {
+	if d, ok := ctx.Deadline(); ok && (o.deadline.IsZero() || d.Before(o.deadline)) {
+		o.deadline = d
+	}
 }
 
 func (o options) nicinfo() []nicinfo.Option {

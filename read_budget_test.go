@@ -48,3 +48,33 @@ func TestReadBudgetDefault(t *testing.T) {
 		}
 	}
 }
+
+// A context deadline sooner than the budget ends the reads; a later one,
+// or none, leaves the budget's end (none on the live host).
+func TestReadBudgetContext(t *testing.T) {
+	root := scaleTree(t, 1)
+	soon := time.Now().Add(time.Second)
+	ctxSoon, cancel := context.WithDeadline(context.Background(), soon)
+	defer cancel()
+	ctxLate, cancel2 := context.WithDeadline(context.Background(), time.Now().Add(time.Hour))
+	defer cancel2()
+	for _, tc := range []struct {
+		name string
+		ctx  context.Context
+		opts []Option
+		want func(time.Time) bool
+	}{
+		{"snapshot, sooner context", ctxSoon, []Option{WithRoot(root)}, func(d time.Time) bool { return d.Equal(soon) }},
+		{"snapshot, later context", ctxLate, []Option{WithRoot(root)}, func(d time.Time) bool {
+			return d.Before(time.Now().Add(nicinfo.DefaultReadBudget + time.Second))
+		}},
+		{"live, sooner context", ctxSoon, nil, func(d time.Time) bool { return d.Equal(soon) }},
+		{"live, no context deadline", context.Background(), nil, time.Time.IsZero},
+	} {
+		o := buildOptions(tc.opts)
+		o.bound(tc.ctx)
+		if !tc.want(o.deadline) {
+			t.Errorf("%s: reads end at %v", tc.name, o.deadline)
+		}
+	}
+}
