@@ -255,19 +255,9 @@ func (c *copier) list(p string) ([]string, error) {
 	return names, nil
 }
 
-// lstat is os.Lstat of kernel path p with p's directory resolved inside
-// the source root.
-func (c *copier) lstat(p string) (fs.FileInfo, error) {
-	dir, err := c.root.Realpath(path.Dir(p))
-	if err != nil {
-		return nil, err
-	}
-	return os.Lstat(c.root.Path(path.Join(dir, path.Base(p))))
-}
-
 func (c *copier) isDir(p string) bool {
-	fi, err := c.lstat(p)
-	return err == nil && fi.IsDir()
+	m, err := c.root.Mode(p)
+	return err == nil && m.IsDir()
 }
 
 // resolve returns the kernel path p leads to, copying each symlink on the
@@ -410,20 +400,20 @@ func (c *copier) copyNames(dir string, names []string) {
 			return
 		}
 		p := path.Join(real, n)
-		fi, err := os.Lstat(c.root.Path(p))
+		m, err := c.root.Mode(p) // lstat beneath the root
 		if err != nil {
 			continue
 		}
 		switch {
-		case fi.Mode()&fs.ModeSymlink != 0:
-			if t, err := os.Readlink(c.root.Path(p)); err == nil {
+		case m&fs.ModeSymlink != 0:
+			if t, err := c.root.Readlink(p); err == nil {
 				if err := c.link(p, t); err != nil && err != c.fatal {
 					c.skip(p, err)
 				}
 			}
-		case fi.Mode().IsRegular() && fi.Mode().Perm()&0o444 != 0:
+		case m.IsRegular() && m.Perm()&0o444 != 0:
 			c.copyFile(p)
-		case fi.Mode()&special != 0:
+		case m&special != 0:
 			c.skip(p, fsroot.ErrNotRegular) // never opened: a FIFO would block
 		}
 	}
@@ -444,16 +434,16 @@ func (c *copier) copyTree(dir string, depth int) {
 			return
 		}
 		p := path.Join(real, n)
-		fi, err := os.Lstat(c.root.Path(p))
+		m, err := c.root.Mode(p)
 		if err != nil {
 			continue
 		}
 		switch {
-		case fi.IsDir() && depth > 1:
+		case m.IsDir() && depth > 1:
 			c.copyTree(p, depth-1)
-		case fi.Mode().IsRegular() && fi.Mode().Perm()&0o444 != 0:
+		case m.IsRegular() && m.Perm()&0o444 != 0:
 			c.copyFile(p)
-		case fi.Mode()&special != 0:
+		case m&special != 0:
 			c.skip(p, fsroot.ErrNotRegular) // never opened: a FIFO would block
 		}
 	}

@@ -145,7 +145,7 @@ func (c *copier) copyCPUs() {
 		}
 		cpu := dir + "/cpu" + strconv.Itoa(id)
 		c.copyNames(cpu+"/topology", irq.TopologyFiles())
-		if _, err := c.lstat(cpu + "/cpufreq"); err != nil {
+		if _, err := c.root.Mode(cpu + "/cpufreq"); err != nil {
 			continue // no cpufreq (a VM, or scaling off)
 		}
 		real, err := c.resolve(cpu + "/cpufreq")
