@@ -15,16 +15,12 @@ import (
 func TestReadBudget(t *testing.T) {
 	root := scaleTree(t, 64)
 	ctx := context.Background()
-	start := time.Now()
 	if h, err := Inspect(ctx, WithRoot(root), WithReadBudget(time.Nanosecond)); !errors.Is(err, ErrReadBudget) ||
 		!errors.Is(err, context.DeadlineExceeded) || h != nil {
 		t.Errorf("Inspect = %v, %v; want ErrReadBudget", h, err)
 	}
 	if r, err := Check(ctx, WithRoot(root), WithReadBudget(time.Nanosecond)); !errors.Is(err, ErrReadBudget) || r != nil {
 		t.Errorf("Check = %v, %v; want ErrReadBudget", r, err)
-	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("spent budgets took %v", d)
 	}
 	for _, opts := range [][]Option{{WithRoot(root)}, {WithRoot(root), WithReadBudget(0)}, {WithRoot(root), WithReadBudget(time.Hour)}} {
 		h, err := Inspect(ctx, append(opts, WithPCIIDs("/nonexistent"))...)

@@ -378,7 +378,7 @@ func TestStalledReaderCut(t *testing.T) {
 		return &m, nil
 	}
 	addr := startServer(t, c, WithMaxScrapes(1), WithWriteTimeout(writeTimeout))
-	client := &http.Client{Timeout: 20 * time.Second}
+	client := &http.Client{Timeout: 60 * time.Second} // the first HEAD renders 17 MB: slow under -race on a loaded machine
 	head := func() (int, int64) {
 		req, _ := http.NewRequest("HEAD", "http://"+addr+"/metrics", nil)
 		resp, err := client.Do(req)

@@ -141,18 +141,29 @@ func TestRunInterrupted(t *testing.T) {
 // in the result and the record.
 func TestRunCommandExitStatus(t *testing.T) {
 	var out, rec bytes.Buffer
-	cmd := exec.Command("sh", "-c", "echo from-command; sleep 0.2; exit 3")
-	cmd.Stdout = &out
+	// The command exits once the test has a sample (it waits on stdin),
+	// however slow the machine.
+	stdin, release, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	cmd := exec.Command("sh", "-c", "echo from-command; read x; exit 3")
+	cmd.Stdin, cmd.Stdout = stdin, &out
 	start := time.Now()
 	run, err := Start(context.Background(), nil, WithRoot(snap), WithInterval(20*time.Millisecond), WithCommand(cmd), WithRecord(&rec))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for {
+	for i := 0; ; i++ {
 		if _, err := run.Next(context.Background()); err != nil {
 			break
 		}
+		if i == 0 {
+			release.Close()
+		}
 	}
+	release.Close()
 	res, err := run.Stop()
 	if err != nil {
 		t.Fatal(err)
@@ -161,7 +172,7 @@ func TestRunCommandExitStatus(t *testing.T) {
 		t.Error("the run did not end with the command")
 	}
 	c := res.Command
-	if c == nil || c.ExitCode != 3 || c.Error != "exit status 3" || c.Signal != 0 || strings.Join(c.Argv, " ") != "sh -c echo from-command; sleep 0.2; exit 3" {
+	if c == nil || c.ExitCode != 3 || c.Error != "exit status 3" || c.Signal != 0 || strings.Join(c.Argv, " ") != "sh -c echo from-command; read x; exit 3" {
 		t.Fatalf("command = %+v", c)
 	}
 	if out.String() != "from-command\n" || res.Interrupted || len(res.Samples) == 0 {

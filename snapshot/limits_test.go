@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 // rawHeader is a ustar header block, for entries archive/tar will not
@@ -156,14 +155,10 @@ func TestUnpackLimits(t *testing.T) {
 				l.MaxBytes = 2000
 			}
 			root := filepath.Join(t.TempDir(), "root")
-			start := time.Now()
 			err := Unpack(context.Background(), bytes.NewReader(tc.archive), root, WithLimits(l))
 			var le *LimitError
 			if !errors.Is(err, ErrLimit) || !errors.As(err, &le) || le.Limit != tc.limit {
 				t.Fatalf("Unpack = %v; want a %s refusal", err, tc.limit)
-			}
-			if d := time.Since(start); d > 5*time.Second {
-				t.Errorf("refusing took %v", d)
 			}
 			n, total, largest := usage(t, root)
 			if n > l.MaxEntries || total > l.MaxBytes || largest > l.MaxFileBytes {

@@ -65,7 +65,7 @@ func checkSample(t *testing.T, m map[string]any) {
 func TestMonitorJSONAndRecord(t *testing.T) {
 	rec := filepath.Join(t.TempDir(), "run.jsonl")
 	var out, errb bytes.Buffer
-	code := run(context.Background(), []string{"monitor", "--json", "--interval", "200ms", "--duration", "1100ms", "--record", rec}, &out, &errb)
+	code := run(context.Background(), []string{"monitor", "--json", "--interval", "100ms", "--duration", "1100ms", "--record", rec}, &out, &errb)
 	if code == exitFail {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
