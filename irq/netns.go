@@ -55,6 +55,21 @@ func ethtoolIn(path string) (*ethtool.Ethtool, error) {
 	}
 	defer ns.Close()
 	var e *ethtool.Ethtool
+	err = inNetns(ns, func() (err error) {
+		e, err = ethtool.NewEthtool()
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("network namespace %s: %w", path, err)
+	}
+	return e, nil
+}
+
+// inNetns runs f on a thread switched into ns and back (or, if switching
+// back fails, left locked to die with its goroutine): what f makes, such
+// as a socket, stays in ns.
+func inNetns(ns netns.NsHandle, f func() error) error {
+	var err error
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -68,14 +83,11 @@ func ethtoolIn(path string) (*ethtool.Ethtool, error) {
 		if err = netns.Set(ns); err != nil {
 			return
 		}
-		e, err = ethtool.NewEthtool()
+		err = f()
 		if netns.Set(orig) == nil {
 			runtime.UnlockOSThread()
 		}
 	}()
 	<-done
-	if err != nil {
-		return nil, fmt.Errorf("network namespace %s: %w", path, err)
-	}
-	return e, nil
+	return err
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"runtime"
 	"unsafe"
 
 	"github.com/vishvananda/netlink"
@@ -172,27 +171,7 @@ func (c *nsConn) inNS(f func() error) error {
 	if !c.ns.IsOpen() {
 		return f()
 	}
-	var err error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		runtime.LockOSThread()
-		orig, gerr := netns.Get()
-		if gerr != nil {
-			err = gerr
-			return
-		}
-		defer orig.Close()
-		if err = netns.Set(c.ns); err != nil {
-			return
-		}
-		err = f()
-		if netns.Set(orig) == nil {
-			runtime.UnlockOSThread()
-		}
-	}()
-	<-done
-	if err != nil {
+	if err := inNetns(c.ns, f); err != nil {
 		return fmt.Errorf("network namespace %s: %w", c.path, err)
 	}
 	return nil

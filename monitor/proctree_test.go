@@ -7,48 +7,14 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/nicdiag/nicdiag/internal/proctest"
 	"golang.org/x/sys/unix"
 )
-
-// sleeping returns the pids of the processes running "sleep mark".
-func sleeping(mark string) []int {
-	var out []int
-	for _, pid := range liveWith(mark) {
-		b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-		if argv := strings.Split(string(b), "\x00"); len(argv) == 3 && filepath.Base(argv[0]) == "sleep" && argv[1] == mark {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
-
-// liveWith returns the pids of the processes, zombies aside, whose command
-// line holds s.
-func liveWith(s string) []int {
-	ents, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil || !bytes.Contains(b, []byte(s)) {
-			continue
-		}
-		if p, ok := readProc(pid); ok && p.state != 'Z' && p.state != 'X' {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
 
 // waitFor polls cond until it holds or d has passed.
 func waitFor(d time.Duration, cond func() bool) bool {
@@ -86,7 +52,7 @@ func treeScript(t *testing.T, tag string) (script string, marks []string) {
 // them running.
 func killAll(marks []string) {
 	for _, m := range marks {
-		for _, pid := range liveWith(m) {
+		for _, pid := range proctest.LiveWith(m) {
 			_ = unix.Kill(pid, unix.SIGKILL)
 		}
 	}
@@ -123,7 +89,7 @@ func TestRunEndsCommandTree(t *testing.T) {
 			run.Watch(own.Process.Pid)
 			if !waitFor(10*time.Second, func() bool {
 				for _, m := range marks {
-					if len(sleeping(m)) != 1 {
+					if len(proctest.Sleeping(m)) != 1 {
 						return false
 					}
 				}
@@ -139,7 +105,7 @@ func TestRunEndsCommandTree(t *testing.T) {
 			}
 			t.Logf("Stop took %v", took)
 			for _, m := range marks {
-				if pids := liveWith(m); len(pids) > 0 {
+				if pids := proctest.LiveWith(m); len(pids) > 0 {
 					t.Errorf("sleep %s still runs (pid %v) after Stop", m, pids)
 				}
 			}
@@ -199,7 +165,7 @@ func TestRunCommandExitLeftovers(t *testing.T) {
 	if c := res.Command; c == nil || c.ExitCode != 7 || c.Signal != 0 || out.String() != "bye\n" {
 		t.Errorf("command = %+v, output %q", c, out.String())
 	}
-	if pids := liveWith(mark); len(pids) > 0 {
+	if pids := proctest.LiveWith(mark); len(pids) > 0 {
 		t.Errorf("the command's background sleep still runs (pid %v)", pids)
 	}
 	if took > 3*time.Second {

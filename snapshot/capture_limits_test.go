@@ -13,39 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nicdiag/nicdiag/internal/snaptest"
 	"golang.org/x/sys/unix"
 )
-
-// cloneTree copies the snapshot directory src to dst, symlinks as links.
-func cloneTree(t testing.TB, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		out := filepath.Join(dst, rel)
-		switch {
-		case d.Type()&fs.ModeSymlink != 0:
-			l, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(l, out)
-		case d.IsDir():
-			return os.MkdirAll(out, 0o755)
-		default:
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(out, b, 0o644)
-		}
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
 
 // captureWithin runs Capture and fails the test if it has not returned
 // within d (a FIFO opened for reading would block it for ever).
@@ -85,7 +55,7 @@ func skippedHas(m *Manifest, prefix, reason string) bool {
 func TestCaptureHostileRoot(t *testing.T) {
 	base := t.TempDir()
 	src := filepath.Join(base, "src")
-	cloneTree(t, filepath.Join("..", "testdata", "snapshots", "82576-minipcie-x1"), src)
+	snaptest.CopyTo(t, filepath.Join("..", "testdata", "snapshots", "82576-minipcie-x1"), src)
 	if err := os.Remove(filepath.Join(src, "proc/interrupts")); err != nil {
 		t.Fatal(err)
 	}

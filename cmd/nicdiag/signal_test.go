@@ -25,6 +25,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nicdiag/nicdiag/internal/proctest"
 	"github.com/nicdiag/nicdiag/snapshot"
 )
 
@@ -384,50 +385,12 @@ func TestSignalMonitor(t *testing.T) {
 	}
 }
 
-// sleeping returns the pids of the live processes running "sleep mark".
-func sleeping(mark string) []int {
-	var out []int
-	for _, pid := range liveWith(mark) {
-		b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-		if argv := strings.Split(string(b), "\x00"); len(argv) == 3 && filepath.Base(argv[0]) == "sleep" && argv[1] == mark {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
-
-// liveWith returns the pids of the processes, zombies aside, whose command
-// line holds s.
-func liveWith(s string) []int {
-	ents, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range ents {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil || !bytes.Contains(b, []byte(s)) {
-			continue
-		}
-		st, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if i := bytes.LastIndexByte(st, ')'); err == nil && i > 0 && i+2 < len(st) && st[i+2] != 'Z' && st[i+2] != 'X' {
-			out = append(out, mustAtoi(e.Name()))
-		}
-	}
-	return out
-}
-
-func mustAtoi(s string) int {
-	n, _ := strconv.Atoi(s)
-	return n
-}
-
 // noneLeft fails the test if a process with one of marks runs, and kills
 // it.
 func noneLeft(t *testing.T, marks []string) {
 	t.Helper()
 	for _, m := range marks {
-		if pids := liveWith(m); len(pids) > 0 {
+		if pids := proctest.LiveWith(m); len(pids) > 0 {
 			t.Errorf("%q still runs after nicdiag exited (pid %v)", m, pids)
 			for _, pid := range pids {
 				unix.Kill(pid, unix.SIGKILL)
@@ -457,7 +420,7 @@ func treeScript(t *testing.T, tag string) (script string, marks []string) {
 		marks[0], marks[1], marks[2], marks[3], sleep, marks[4], sleep, marks[5])
 	t.Cleanup(func() {
 		for _, m := range marks {
-			for _, pid := range liveWith(m) {
+			for _, pid := range proctest.LiveWith(m) {
 				unix.Kill(pid, unix.SIGKILL)
 			}
 		}
@@ -470,7 +433,7 @@ func allSleeping(t *testing.T, p *nicdiagProc, marks []string) {
 	t.Helper()
 	if !waitUntil(20*time.Second, func() bool {
 		for _, m := range marks {
-			if len(sleeping(m)) == 0 {
+			if len(proctest.Sleeping(m)) == 0 {
 				return false
 			}
 		}
@@ -634,7 +597,7 @@ func TestMonitorCommandTerminal(t *testing.T) {
 	if !waitUntil(20*time.Second, func() bool { return strings.Contains(out.String(), "got-hello") }) {
 		t.Fatalf("the command did not read the terminal; output:\n%s", out.String())
 	}
-	if !waitUntil(20*time.Second, func() bool { return len(sleeping(mark)) > 0 }) {
+	if !waitUntil(20*time.Second, func() bool { return len(proctest.Sleeping(mark)) > 0 }) {
 		t.Fatal("the command's sleep did not start")
 	}
 	start := time.Now()

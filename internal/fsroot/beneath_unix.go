@@ -298,21 +298,33 @@ func (r Root) existsSnap(p string) bool {
 // readlinkSnap reads the symlink at p under a snapshot root: its directory
 // is opened beneath the root, the link read relative to it.
 func (r Root) readlinkSnap(p string) (string, error) {
-	clean := path.Clean("/" + p)
-	dir, base := path.Dir(clean), path.Base(clean)
-	if base == "/" || base == "." || base == ".." {
-		return "", &fs.PathError{Op: "readlink", Path: r.Path(p), Err: unix.EINVAL}
-	}
-	fd, err := r.openBeneath("open", dir, unix.O_RDONLY|oSearch|unix.O_DIRECTORY)
+	fd, _, t, err := r.linkAt(p)
 	if err != nil {
 		return "", err
 	}
-	defer unix.Close(fd)
+	unix.Close(fd)
+	return t, nil
+}
+
+// linkAt reads the symlink at p under a snapshot root through its
+// directory dir, opened beneath the root as dirfd, which the caller closes
+// (it is closed on error).
+func (r Root) linkAt(p string) (dirfd int, dir, target string, err error) {
+	clean := path.Clean("/" + p)
+	dir, base := path.Dir(clean), path.Base(clean)
+	if base == "/" || base == "." || base == ".." {
+		return -1, "", "", &fs.PathError{Op: "readlink", Path: r.Path(p), Err: unix.EINVAL}
+	}
+	fd, err := r.openBeneath("open", dir, unix.O_RDONLY|oSearch|unix.O_DIRECTORY)
+	if err != nil {
+		return -1, "", "", err
+	}
 	t, err := readlinkat(fd, base)
 	if err != nil {
-		return "", &fs.PathError{Op: "readlink", Path: r.Path(p), Err: err}
+		unix.Close(fd)
+		return -1, "", "", &fs.PathError{Op: "readlink", Path: r.Path(p), Err: err}
 	}
-	return t, nil
+	return fd, dir, t, nil
 }
 
 // open opens the regular file at p: by path on the live host, beneath the
@@ -417,20 +429,11 @@ func (r Root) linkBase(p string) (string, error) {
 		}
 		return path.Base(t), nil
 	}
-	clean := path.Clean("/" + p)
-	dir, base := path.Dir(clean), path.Base(clean)
-	if base == "/" || base == "." || base == ".." {
-		return "", &fs.PathError{Op: "readlink", Path: r.Path(p), Err: unix.EINVAL}
-	}
-	fd, err := r.openBeneath("open", dir, unix.O_RDONLY|oSearch|unix.O_DIRECTORY)
+	fd, dir, t, err := r.linkAt(p)
 	if err != nil {
 		return "", err
 	}
 	defer unix.Close(fd)
-	t, err := readlinkat(fd, base)
-	if err != nil {
-		return "", &fs.PathError{Op: "readlink", Path: r.Path(p), Err: err}
-	}
 	if path.IsAbs(t) {
 		return "", &fs.PathError{Op: "readlink", Path: r.Path(p), Err: ErrEscape}
 	}

@@ -14,6 +14,13 @@ import (
 func Copy(t testing.TB, src string) string {
 	t.Helper()
 	dst := t.TempDir()
+	CopyTo(t, src, dst)
+	return dst
+}
+
+// CopyTo copies the snapshot directory src to dst, symlinks as symlinks.
+func CopyTo(t testing.TB, src, dst string) {
+	t.Helper()
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -39,7 +46,6 @@ func Copy(t testing.TB, src string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return dst
 }
 
 // Write lays files out under a new temporary directory and returns it.
