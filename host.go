@@ -144,7 +144,9 @@ func Inspect(ctx context.Context, opts ...Option) (*Host, error) {
 	if err := fsroot.Check(o.root); err != nil {
 		return nil, fmt.Errorf("nicdiag: root %w", err)
 	}
-	defer o.keepLossStats()()
+	if !o.inventoryOnly {
+		defer o.keepLossStats()() // the driver's statistics: read for the checks, not for a list
+	}
 	all, err := nicinfo.List(ctx, o.nicinfo()...)
 	if err != nil {
 		return nil, err

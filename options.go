@@ -43,8 +43,9 @@ func WithInterfaces(names ...string) Option {
 }
 
 // WithInventoryOnly has Inspect read the inventory and identities only:
-// no PCIe paths, budgets, /proc/interrupts or queue maps, for a caller such
-// as `nicdiag list` that shows nothing else.
+// no PCIe paths, budgets, /proc/interrupts, queue maps or driver loss
+// statistics (ETHTOOL_GSTATS, which some drivers answer by asking the
+// firmware), for a caller such as `nicdiag list` that shows nothing else.
 func WithInventoryOnly() Option { return func(o *options) { o.inventoryOnly = true } }
 
 // WithSoftwareBrief reads software interfaces (loopback, bridges, bonds,
