@@ -49,6 +49,7 @@ func runSnapshot(ctx context.Context, e *env, fs *flag.FlagSet, args []string, o
 	if out == "" || len(args) > 0 {
 		return e.usageError("snapshot", "need -o FILE.tar.gz and no other arguments")
 	}
+	e.tempDir() // capture packs under TMPDIR: the private one
 	var opts []snapshot.CaptureOption
 	if e.root != "" {
 		root, err := e.openRoot(ctx)
