@@ -194,7 +194,8 @@ func FuzzPage(f *testing.F) {
 
 var oracleTmpl = sync.OnceValue(func() *template.Template { return template.Must(template.New("page").Parse(oracleHTML)) })
 
-// oracleHTML is the template the page was written from, verbatim.
+// oracleHTML is the template the page was written from, verbatim but for
+// the style sheet, a constant both share (it holds no template action).
 const oracleHTML = `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -202,38 +203,7 @@ const oracleHTML = `<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="nicdiag report">
 <title>{{.Title}}</title>
-<style>
-body{font-family:"DejaVu Sans","Liberation Sans",Arial,Helvetica,sans-serif;font-size:14px;color:#222;background:#fff;margin:24px;max-width:1000px}
-h1{font-size:22px;margin:0 0 12px}
-h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ccc;padding-bottom:4px}
-dl.facts{display:grid;grid-template-columns:max-content auto;gap:2px 16px;margin:0}
-dl.facts dt{color:#555}
-dl.facts dd{margin:0}
-.notes{border-left:4px solid #e69f00;background:#fff8e6;padding:6px 12px;margin:12px 0}
-.finding{border:1px solid #ccc;border-left-width:6px;padding:8px 12px;margin:10px 0}
-.finding.error{border-left-color:#7a0177}
-.finding.warn{border-left-color:#e69f00}
-.finding.info{border-left-color:#0072b2}
-.sev{display:inline-block;font-weight:bold;text-transform:uppercase;font-size:12px;padding:1px 6px;border-radius:3px;color:#fff}
-.sev.error{background:#7a0177}
-.sev.warn{background:#8a5a00}
-.sev.info{background:#0072b2}
-code{font-family:"DejaVu Sans Mono",monospace;font-size:13px}
-table{border-collapse:collapse;margin:6px 0}
-td,th{border:1px solid #ddd;padding:2px 8px;text-align:left;vertical-align:top}
-table.num td{text-align:right}
-figure{margin:16px 0}
-figcaption{color:#444;max-width:900px;margin-top:4px}
-svg.chart{display:block}
-footer{color:#777;font-size:12px;margin-top:32px}
-h3{font-size:15px;margin:16px 0 6px}
-.verdict{border:1px solid #ccc;border-left:6px solid #000;padding:8px 12px;margin:10px 0}
-.verdict p.bound{font-size:16px;margin:4px 0 8px}
-.verdict p.sentence{font-size:15px;margin:8px 0}
-.verdict tr.reached td{font-weight:bold}
-table.ceilings td:nth-child(n+6),table.traffic td:nth-child(n+3){white-space:nowrap}
-</style>
-</head>
+` + pageStyle + `</head>
 <body>
 <h1>{{.Title}}</h1>
 {{if .Notes}}<div class="notes"><strong>About this record:</strong>

@@ -316,13 +316,7 @@ func TestRootHandle(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	fds := func() int {
-		ents, err := os.ReadDir("/proc/self/fd")
-		if err != nil {
-			t.Skip("no /proc/self/fd")
-		}
-		return len(ents)
-	}
+	fds := func() int { return openFDs(t) }
 	before := fds()
 	for range 200 {
 		if _, err := New(dir).ReadInt("/sys/class/net/eth0/mtu"); err != nil {
@@ -350,13 +344,7 @@ func TestNewSharesHandle(t *testing.T) {
 	if v, err := first.ReadInt(mtu); err != nil || v != 1500 {
 		t.Fatalf("first read: %d, %v", v, err)
 	}
-	fds := func() int {
-		ents, err := os.ReadDir("/proc/self/fd")
-		if err != nil {
-			t.Skip("no /proc/self/fd")
-		}
-		return len(ents)
-	}
+	fds := func() int { return openFDs(t) }
 	before := fds()
 	for range 200 {
 		if _, err := New(dir).ReadInt(mtu); err != nil {
@@ -377,4 +365,15 @@ func TestNewSharesHandle(t *testing.T) {
 	if v, err := first.ReadInt(mtu); err != nil || v != 1500 {
 		t.Errorf("the first Root read %d, %v after the replacement; want its own 1500", v, err)
 	}
+}
+
+// openFDs counts this process's open descriptors, or skips the test
+// without /proc/self/fd.
+func openFDs(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd")
+	}
+	return len(ents)
 }
