@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/nicdiag/nicdiag/internal/procs"
 	"golang.org/x/sys/unix"
 )
 
@@ -29,64 +30,6 @@ const (
 	killWait      = 2 * time.Second
 	pollEvery     = 10 * time.Millisecond
 )
-
-// proc is what /proc/PID/stat says of one process.
-type proc struct {
-	pid, ppid, pgid int
-	state           byte
-	start           uint64 // start time in clock ticks after boot: tells a reused pid
-}
-
-// readProc reads /proc/PID/stat; false when the process is gone.
-func readProc(pid int) (proc, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return proc{}, false
-	}
-	return parseStat(pid, b)
-}
-
-// parseStat parses a /proc/PID/stat line: "pid (comm) state ppid pgrp
-// session ... starttime(22) ...". The comm may hold spaces and
-// parentheses; the fields after it start past its last ')'.
-func parseStat(pid int, b []byte) (proc, bool) {
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return proc{}, false
-	}
-	f := bytes.Fields(b[i+1:])
-	if len(f) < 20 || len(f[0]) != 1 {
-		return proc{}, false
-	}
-	p := proc{pid: pid, state: f[0][0]}
-	var err1, err2, err3 error
-	p.ppid, err1 = strconv.Atoi(string(f[1]))
-	p.pgid, err2 = strconv.Atoi(string(f[2]))
-	p.start, err3 = strconv.ParseUint(string(f[19]), 10, 64)
-	if err1 != nil || err2 != nil || err3 != nil {
-		return proc{}, false
-	}
-	return p, true
-}
-
-// listProcs reads the stat of every process in /proc.
-func listProcs() []proc {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	out := make([]proc, 0, len(ents))
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid <= 0 {
-			continue
-		}
-		if p, ok := readProc(pid); ok {
-			out = append(out, p)
-		}
-	}
-	return out
-}
 
 // procKey names one process across pid reuse.
 type procKey struct {
@@ -131,8 +74,8 @@ func newTree(pid int, ownGroup bool, marker string) *tree {
 	if ownGroup {
 		t.pgid = pid
 	}
-	if p, ok := readProc(pid); ok {
-		t.start = p.start
+	if p, ok := procs.Read(pid); ok {
+		t.start = p.Start
 	}
 	return t
 }
@@ -140,27 +83,27 @@ func newTree(pid int, ownGroup bool, marker string) *tree {
 // remember records the command's present descendants, so that they are
 // still found once the command is gone and they have been re-parented.
 func (t *tree) remember() {
-	ps := listProcs()
-	for _, p := range descendants(ps, map[int]bool{t.pid: true}) {
-		t.seen[procKey{p.pid, p.start}] = true
+	ps := procs.List()
+	for _, p := range procs.Descendants(ps, map[int]bool{t.pid: true}) {
+		t.seen[procKey{p.PID, p.Start}] = true
 	}
 }
 
 // members returns the processes of ps that belong to the command, other
 // than the command itself.
-func (t *tree) members(ps []proc) []proc {
+func (t *tree) members(ps []procs.Proc) []procs.Proc {
 	roots := map[int]bool{}
 	for _, p := range ps {
-		if p.pid == t.pid || p.pid == t.self || p.start < t.start {
+		if p.PID == t.pid || p.PID == t.self || p.Start < t.start {
 			continue
 		}
-		if (t.pgid != 0 && p.pgid == t.pgid) || t.seen[procKey{p.pid, p.start}] || t.hasMarker(p) {
-			roots[p.pid] = true
+		if (t.pgid != 0 && p.PGID == t.pgid) || t.seen[procKey{p.PID, p.Start}] || t.hasMarker(p) {
+			roots[p.PID] = true
 		}
 	}
-	out := descendants(ps, roots)
+	out := procs.Descendants(ps, roots)
 	for _, p := range ps {
-		if roots[p.pid] {
+		if roots[p.PID] {
 			out = append(out, p)
 		}
 	}
@@ -169,46 +112,18 @@ func (t *tree) members(ps []proc) []proc {
 
 // hasMarker reports whether p's environment holds the run's marker. An
 // environment is read once per process; a zombie's reads as empty.
-func (t *tree) hasMarker(p proc) bool {
-	k := procKey{p.pid, p.start}
+func (t *tree) hasMarker(p procs.Proc) bool {
+	k := procKey{p.PID, p.Start}
 	if m, ok := t.marked[k]; ok {
 		return m
 	}
-	env, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.pid), "environ"))
+	env, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.PID), "environ"))
 	m := err == nil && (bytes.HasPrefix(env, append(t.marker, 0)) ||
 		bytes.Contains(env, append(append([]byte{0}, t.marker...), 0)))
-	if err == nil && p.state != 'Z' {
+	if err == nil && p.State != 'Z' {
 		t.marked[k] = m
 	}
 	return m
-}
-
-// descendants returns the processes of ps below those in roots (not the
-// roots themselves), through their parent pids.
-func descendants(ps []proc, roots map[int]bool) []proc {
-	kids := map[int][]proc{}
-	for _, p := range ps {
-		kids[p.ppid] = append(kids[p.ppid], p)
-	}
-	var out []proc
-	done := map[int]bool{}
-	queue := make([]int, 0, len(roots))
-	for pid := range roots {
-		queue = append(queue, pid)
-		done[pid] = true
-	}
-	for len(queue) > 0 {
-		pid := queue[0]
-		queue = queue[1:]
-		for _, k := range kids[pid] {
-			if !done[k.pid] {
-				done[k.pid] = true
-				out = append(out, k)
-				queue = append(queue, k.pid)
-			}
-		}
-	}
-	return out
 }
 
 // signal sends sig to the command's process group, or to the command alone
@@ -233,23 +148,23 @@ func (t *tree) endLeftovers() {
 	for {
 		now := time.Now()
 		alive := 0
-		for _, p := range t.members(listProcs()) {
-			if p.state == 'Z' || p.state == 'X' {
-				if p.ppid == t.self {
+		for _, p := range t.members(procs.List()) {
+			if p.Gone() {
+				if p.PPID == t.self {
 					var ws unix.WaitStatus
-					_, _ = unix.Wait4(p.pid, &ws, unix.WNOHANG, nil)
+					_, _ = unix.Wait4(p.PID, &ws, unix.WNOHANG, nil)
 				}
 				continue
 			}
 			alive++
-			k := procKey{p.pid, p.start}
+			k := procKey{p.PID, p.Start}
 			switch {
 			case now.After(killAt):
-				_ = unix.Kill(p.pid, unix.SIGKILL)
+				_ = unix.Kill(p.PID, unix.SIGKILL)
 			case !termed[k]:
 				termed[k] = true
-				_ = unix.Kill(p.pid, unix.SIGTERM)
-				_ = unix.Kill(p.pid, unix.SIGCONT)
+				_ = unix.Kill(p.PID, unix.SIGTERM)
+				_ = unix.Kill(p.PID, unix.SIGCONT)
 			}
 		}
 		if alive == 0 || now.After(giveUp) {

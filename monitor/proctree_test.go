@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nicdiag/nicdiag/internal/procs"
 	"github.com/nicdiag/nicdiag/internal/proctest"
 	"golang.org/x/sys/unix"
 )
@@ -120,9 +121,9 @@ func TestRunEndsCommandTree(t *testing.T) {
 			}
 			if subreaper {
 				self := os.Getpid()
-				for _, p := range listProcs() {
-					if p.ppid == self && p.state == 'Z' && p.pid != own.Process.Pid {
-						t.Errorf("pid %d re-parented here is left a zombie", p.pid)
+				for _, p := range procs.List() {
+					if p.PPID == self && p.State == 'Z' && p.PID != own.Process.Pid {
+						t.Errorf("pid %d re-parented here is left a zombie", p.PID)
 					}
 				}
 			}
@@ -222,15 +223,5 @@ func TestPrepareCommand(t *testing.T) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if !prepareCommand(cmd, "M=1") || cmd.SysProcAttr.Setpgid {
 		t.Errorf("own session: attr %+v", cmd.SysProcAttr)
-	}
-}
-
-func TestParseStat(t *testing.T) {
-	p, ok := parseStat(42, []byte("42 (a (b) c) S 7 42 42 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 12345 1000 100 18446744073709551615\n"))
-	if !ok || p.ppid != 7 || p.pgid != 42 || p.state != 'S' || p.start != 12345 {
-		t.Errorf("%+v %v", p, ok)
-	}
-	if _, ok := parseStat(1, []byte("1 (x) S 0")); ok {
-		t.Error("a short line parsed")
 	}
 }

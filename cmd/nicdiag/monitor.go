@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -11,14 +10,13 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/nicdiag/nicdiag"
 	"github.com/nicdiag/nicdiag/finding"
+	"github.com/nicdiag/nicdiag/internal/procs"
 	"github.com/nicdiag/nicdiag/monitor"
 	"github.com/nicdiag/nicdiag/nicinfo"
 	"github.com/nicdiag/nicdiag/report"
@@ -220,16 +218,16 @@ func endChildren() {
 	deadline := time.Now().Add(childrenWait)
 	for {
 		left := false
-		for _, p := range below(self) {
-			if p.zombie {
-				if p.ppid == self {
+		for _, p := range procs.Descendants(procs.List(), map[int]bool{self: true}) {
+			if p.Gone() {
+				if p.PPID == self {
 					var ws unix.WaitStatus
-					_, _ = unix.Wait4(p.pid, &ws, unix.WNOHANG, nil)
+					_, _ = unix.Wait4(p.PID, &ws, unix.WNOHANG, nil)
 				}
 				continue
 			}
 			left = true
-			_ = unix.Kill(p.pid, unix.SIGKILL)
+			_ = unix.Kill(p.PID, unix.SIGKILL)
 		}
 		if !left || time.Now().After(deadline) {
 			return
@@ -240,45 +238,6 @@ func endChildren() {
 
 // childrenWait bounds endChildren's wait for killed processes to die.
 const childrenWait = time.Second
-
-// procEntry is a process's parent and state, from /proc/PID/stat.
-type procEntry struct {
-	pid, ppid int
-	zombie    bool
-}
-
-// below lists the processes below pid: its children, theirs, and so on.
-func below(pid int) []procEntry {
-	ents, _ := os.ReadDir("/proc")
-	kids := map[int][]procEntry{}
-	for _, ent := range ents {
-		p, err := strconv.Atoi(ent.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + ent.Name() + "/stat")
-		i := bytes.LastIndexByte(b, ')')
-		if err != nil || i < 0 {
-			continue
-		}
-		f := strings.Fields(string(b[i+1:]))
-		if len(f) < 2 {
-			continue
-		}
-		ppid, _ := strconv.Atoi(f[1])
-		kids[ppid] = append(kids[ppid], procEntry{pid: p, ppid: ppid, zombie: f[0] == "Z" || f[0] == "X"})
-	}
-	var out []procEntry
-	queue := []int{pid}
-	for len(queue) > 0 {
-		for _, k := range kids[queue[0]] {
-			out = append(out, k)
-			queue = append(queue, k.pid)
-		}
-		queue = queue[1:]
-	}
-	return out
-}
 
 // monitorTargets inspects the host once and returns the netdevs to sample
 // (the netdevs among those named and what they sit on, or every physical

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/nicdiag/nicdiag/internal/procs"
 )
 
 // Sleeping returns the pids of the live processes running "sleep mark".
@@ -25,20 +27,14 @@ func Sleeping(mark string) []int {
 // LiveWith returns the pids of the processes, zombies aside, whose command
 // line holds s.
 func LiveWith(s string) []int {
-	ents, _ := os.ReadDir("/proc")
 	var out []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
+	for _, p := range procs.List() {
+		if p.Gone() {
 			continue
 		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil || !bytes.Contains(b, []byte(s)) {
-			continue
-		}
-		st, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if i := bytes.LastIndexByte(st, ')'); err == nil && i > 0 && i+2 < len(st) && st[i+2] != 'Z' && st[i+2] != 'X' {
-			out = append(out, pid)
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(p.PID) + "/cmdline")
+		if err == nil && bytes.Contains(b, []byte(s)) {
+			out = append(out, p.PID)
 		}
 	}
 	return out
