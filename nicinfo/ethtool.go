@@ -11,6 +11,7 @@ import (
 
 	"github.com/nicdiag/nicdiag/internal/fsroot"
 	"github.com/nicdiag/nicdiag/internal/text"
+	"github.com/nicdiag/nicdiag/pcie"
 )
 
 // EthtoolSource answers the ethtool questions for one interface. The live
@@ -36,6 +37,13 @@ func (a *EthtoolAnswers) driverInfo() *EthtoolAnswers {
 		out.Errors = map[string]string{"driver": e}
 	}
 	return out
+}
+
+// pciFunction returns the PCI function the driver info's bus info names,
+// when it is one written as sysfs writes it ("0000:03:00.0").
+func (a *EthtoolAnswers) pciFunction() (pcie.Address, bool) {
+	b, err := pcie.ParseAddress(a.BusInfo)
+	return b, err == nil && string(b) == strings.ToLower(a.BusInfo)
 }
 
 // maxEthtoolJSON bounds one ethtool/IFACE.json.

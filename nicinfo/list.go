@@ -120,7 +120,7 @@ func build(ctx context.Context, o options, ifaces []string) ([]NIC, error) {
 		}
 		if bdf == "" && a != nil && n.Bus != BusUSB {
 			// No device link in sysfs, but ethtool names a PCI function.
-			if b, err := pcie.ParseAddress(a.BusInfo); err == nil && string(b) == strings.ToLower(a.BusInfo) {
+			if b, ok := a.pciFunction(); ok {
 				if d, err := o.root.Realpath("/sys/bus/pci/devices/" + string(b)); err == nil {
 					bdf, pciDir = b, d
 					n.Bus = BusPCI
@@ -190,12 +190,10 @@ func (r *reader) ethtoolBrief(ctx context.Context, src EthtoolSource) *EthtoolAn
 	} else if a, err = src.Answers(ctx, r.nic.Name); err == nil {
 		a = a.driverInfo()
 	}
-	if err == nil && a.BusInfo != "" {
-		if _, perr := pcie.ParseAddress(a.BusInfo); perr == nil {
-			return r.ethtool(ctx, src)
-		}
-	}
 	if err == nil {
+		if _, ok := a.pciFunction(); ok {
+			return r.ethtool(ctx, src) // build takes the function from it
+		}
 		r.nic.Missing = append(r.nic.Missing, briefMissing)
 	}
 	return r.mergeEthtool(a, err)
