@@ -3,6 +3,8 @@ package irq
 import (
 	"errors"
 	"fmt"
+
+	"github.com/nicdiag/nicdiag/internal/genl"
 )
 
 // ErrMalformed is wrapped by every parse error: the file did not have the
@@ -40,3 +42,7 @@ func errf(format string, args ...any) error { return fmt.Errorf(format, args...)
 // rows), 256 Ki rows, or a line over 1 MiB. Such a file is refused, not
 // truncated.
 var ErrTooLarge = errors.New("too large")
+
+// netlinkErr makes a malformed netlink reply (genl.ErrMalformed) an error
+// that errors.Is also matches with ErrMalformed.
+func netlinkErr(err error) error { return genl.Malformed(err, ErrMalformed) }

@@ -122,36 +122,12 @@ func readIntAttr(r fsroot.Root, k *kfile, buf []byte) (int64, []byte, error) {
 	return v, buf, nil
 }
 
-// netlinkStats reads 64-bit counters over netlink in the network namespace
-// whose file is at netns ("": the caller's), opening it at every read.
-type netlinkStats struct{ netns string }
-
-func (s netlinkStats) counters(iface string) (linkCounters, error) {
-	h, err := netlinkHandle(s.netns)
-	if err != nil {
-		return linkCounters{}, err
-	}
-	defer h.Close()
-	l, err := h.LinkByName(iface)
-	if err != nil {
-		return linkCounters{}, err
-	}
-	st := l.Attrs().Statistics
-	if st == nil {
-		return linkCounters{}, errf("%s: no statistics over netlink", iface)
-	}
-	return linkCounters{RXPackets: st.RxPackets, TXPackets: st.TxPackets, RXBytes: st.RxBytes,
-		TXBytes: st.TxBytes, RXDropped: st.RxDropped,
-		RXMissedErrors: st.RxMissedErrors, RXFIFOErrors: st.RxFifoErrors, RXOverErrors: st.RxOverErrors,
-		TXDropped: st.TxDropped, Has: hasAllLinkLosses}, nil
-}
-
 // connLinkStats reads interface counters over conn's kept routing netlink
 // socket (RTM_GETSTATS): the same rtnl_link_stats64 as sysfs's statistics
 // files, for all nine counters one request, where sysfs takes nine reads.
 // In the caller's namespace (netns ""), an interface the socket does not
-// see is read from sysfs, as before: sysfs shows the namespace it was
-// mounted in, and nicinfo lists the NICs from there.
+// see is read from sysfs: sysfs shows the namespace it was mounted in, and
+// nicinfo lists the NICs from there.
 type connLinkStats struct {
 	conn  *nsConn
 	sysfs *sysfsStats // nil with WithNetns

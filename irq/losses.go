@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"slices"
 	"strings"
-
-	"github.com/safchain/ethtool"
 )
 
 // lossCounter is one loss counter's value at a reading.
@@ -105,44 +103,26 @@ type lossStatsFunc func(iface string) (lossCounters, error)
 func (f lossStatsFunc) losses(iface string) (lossCounters, error) { return f(iface) }
 
 // ethtoolLossStats reads the loss counters among a driver's ethtool
-// statistics, through a socket opened per call in the network namespace
-// whose file is at netns ("": the caller's); e, when set (tests), is used
-// instead. A driver without ethtool statistics has no loss counters there,
-// and that is no error.
+// statistics over conn. A driver without ethtool statistics has no loss
+// counters there, and that is no error.
 type ethtoolLossStats struct {
-	netns string
-	e     *ethtool.Ethtool
-	conn  *nsConn // when set, its kept socket is used (the live default)
+	conn *nsConn
 }
 
 func (s ethtoolLossStats) losses(iface string) (lossCounters, error) {
-	if s.conn != nil {
-		var l lossList
-		if err := s.lossesInto(iface, &l); err != nil {
-			return nil, err
-		}
-		out := lossCounters{}
-		for _, e := range l {
-			out[e.name] = e.lossCounter
-		}
-		return out, nil
-	}
-	m, err := readEthtoolStats(s.e, s.netns, iface)
-	if err != nil {
+	var l lossList
+	if err := s.lossesInto(iface, &l); err != nil {
 		return nil, err
 	}
 	out := lossCounters{}
-	ethtoolLosses(m, out)
+	for _, e := range l {
+		out[e.name] = e.lossCounter
+	}
 	return out, nil
 }
 
 // lossesInto appends iface's loss counters to dst.
 func (s ethtoolLossStats) lossesInto(iface string, dst *lossList) error {
-	if s.conn == nil {
-		m, err := s.losses(iface)
-		dst.addMap(m)
-		return err
-	}
 	t, err := s.conn.ethtoolStats(iface)
 	if err != nil {
 		return err

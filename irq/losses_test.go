@@ -355,7 +355,7 @@ func TestSamplerLossesOffUnderRoot(t *testing.T) {
 	}
 	// The live default reads in the namespace of WithNetns, over the
 	// sockets the other live sources share.
-	if o := newOptions([]Option{WithNetns("/run/netns/x")}); o.lossStats != (ethtoolLossStats{netns: "/run/netns/x", conn: o.conn}) {
+	if o := newOptions([]Option{WithNetns("/run/netns/x")}); o.conn == nil || o.conn.path != "/run/netns/x" || o.lossStats != (ethtoolLossStats{conn: o.conn}) {
 		t.Errorf("live loss stats = %#v", o.lossStats)
 	}
 	if o := newOptions([]Option{withLossStats(nil)}); o.lossStats != nil {
@@ -386,7 +386,7 @@ func TestSummarizeLosses(t *testing.T) {
 // statistics (EOPNOTSUPP: no losses, no error), an unknown interface is an
 // error, and eth0's driver answers.
 func TestKernelEthtoolLossStats(t *testing.T) {
-	src := ethtoolLossStats{}
+	src := ethtoolLossStats{conn: testConn(t, "")}
 	if l, err := src.losses("lo"); err != nil || len(l) != 0 {
 		t.Errorf("lo: %v, %v", l, err)
 	}

@@ -160,6 +160,14 @@ func checkVethLosses(t *testing.T, losses []LossRate, zero ...string) {
 	}
 }
 
+// testConn is a live transport in the network namespace at path ("": the
+// caller's), closed when the test ends.
+func testConn(t testing.TB, path string) *nsConn {
+	c := newNSConn(path)
+	t.Cleanup(c.close)
+	return c
+}
+
 // vethInNS makes a throwaway namespace holding the veth pair name–peer and
 // returns it with a netlink handle in it (closed when the test ends).
 func vethInNS(t *testing.T, name, peer string) (netns.NsHandle, *netlink.Handle) {

@@ -4,8 +4,8 @@ package irq
 
 import "errors"
 
-// nsConn keeps no sockets off Linux: newNSConn returns nil and every
-// source asks per call.
+// nsConn keeps no sockets off Linux: newNSConn returns nil, and the
+// sampler reads the root's files alone (newOptions).
 type nsConn struct{}
 
 var errNotLinux = errors.New("not Linux")
@@ -18,9 +18,3 @@ func (c *nsConn) close() {}
 
 func (c *nsConn) linkStats(string) (linkCounters, error)     { return linkCounters{}, errNotLinux }
 func (c *nsConn) ethtoolStats(string) (*ethtoolTable, error) { return nil, errNotLinux }
-
-// ethtoolTable is empty off Linux.
-type ethtoolTable struct{}
-
-func (t *ethtoolTable) queuesInto(dst *queueCounters) {}
-func (t *ethtoolTable) lossesInto(dst *lossList)      {}

@@ -45,9 +45,8 @@ func newOptions(opts []Option) options {
 		o.interval = time.Second
 	}
 	o.root = o.root.WithDeadline(o.deadline)
-	live := o.root.Live()
-	if live && (o.stats == nil || !o.queueStatsSet || !o.lossStatsSet || !o.pauseStatsSet) {
-		o.conn = newNSConn(o.netns)
+	if o.root.Live() && (o.stats == nil || !o.queueStatsSet || !o.lossStatsSet || !o.pauseStatsSet) {
+		o.conn = newNSConn(o.netns) // nil off Linux: no live netlink sources
 	}
 	if o.stats == nil {
 		switch {
@@ -55,20 +54,21 @@ func newOptions(opts []Option) options {
 			o.stats = connLinkStats{conn: o.conn}
 		case o.conn != nil:
 			o.stats = connLinkStats{conn: o.conn, sysfs: &sysfsStats{r: o.root}}
-		case live && o.netns != "":
-			o.stats = netlinkStats{o.netns}
 		default:
 			o.stats = &sysfsStats{r: o.root}
 		}
 	}
-	if !o.queueStatsSet && live {
-		o.queueStats = defaultQueueStats(o.netns, o.conn)
+	if o.conn == nil {
+		return o
 	}
-	if !o.lossStatsSet && live {
-		o.lossStats = ethtoolLossStats{netns: o.netns, conn: o.conn}
+	if !o.queueStatsSet {
+		o.queueStats = defaultQueueStats(o.conn)
 	}
-	if !o.pauseStatsSet && live {
-		o.pauseStats = defaultPauseStats(o.netns, o.conn)
+	if !o.lossStatsSet {
+		o.lossStats = ethtoolLossStats{conn: o.conn}
+	}
+	if !o.pauseStatsSet {
+		o.pauseStats = defaultPauseStats(o.conn)
 	}
 	return o
 }

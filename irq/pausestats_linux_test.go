@@ -4,12 +4,11 @@ import (
 	"errors"
 	"net"
 	"os"
+	"slices"
 	"testing"
 
+	"github.com/nicdiag/nicdiag/internal/genl"
 	"github.com/nicdiag/nicdiag/internal/netnstest"
-	"github.com/vishvananda/netlink"
-	"github.com/vishvananda/netlink/nl"
-	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
 )
 
@@ -42,20 +41,35 @@ func TestEthtoolPauseConstants(t *testing.T) {
 }
 
 // ethtoolRaw sends an ethtool netlink get of command cmd for ifindex with
-// header flags in the caller's namespace and returns the replies.
+// header flags in the caller's namespace, built as the sampler builds its
+// requests, and returns the replies.
 func ethtoolRaw(t *testing.T, cmd uint8, hdrAttr uint16, ifindex, flags uint32) ([][]byte, error) {
 	t.Helper()
-	fam, err := (&genlFamily{}).id(&netlink.Handle{}, ethtoolFamilyName)
+	conn, err := genl.Dial(unix.NETLINK_GENERIC)
+	if err != nil {
+		t.Skipf("no generic netlink: %v", err)
+	}
+	defer conn.Close()
+	fam, err := conn.FamilyID(ethtoolFamilyName)
 	if err != nil {
 		t.Skipf("no ethtool netlink: %v", err)
 	}
-	hdr := nl.NewRtAttr(unix.NLA_F_NESTED|int(hdrAttr), nil)
-	hdr.AddRtAttr(ethtoolAHeaderDevIndex, nl.Uint32Attr(ifindex))
+	var m genl.Msg
+	m.Genl(fam, unix.NLM_F_ACK, cmd, ethtoolFamilyVersion)
+	at := m.Nest(hdrAttr)
+	m.U32(ethtoolAHeaderDevIndex, ifindex)
 	if flags != 0 {
-		hdr.AddRtAttr(ethtoolAHeaderFlags, nl.Uint32Attr(flags))
+		m.U32(ethtoolAHeaderFlags, flags)
 	}
-	return genlRequest(netns.None(), fam, unix.NLM_F_ACK, 4,
-		genlHeader{cmd, ethtoolFamilyVersion}, hdr)
+	m.End(at)
+	var out [][]byte
+	err = conn.Do(&m, true, func(typ uint16, p []byte) error {
+		if typ == fam {
+			out = append(out, slices.Clone(p))
+		}
+		return nil
+	})
+	return out, err
 }
 
 func ifindex(t *testing.T, name string) uint32 {
@@ -92,7 +106,7 @@ func TestKernelPauseStatsRequest(t *testing.T) {
 				t.Errorf("%s PAUSE_GET flags %d: %d replies, %v; want EOPNOTSUPP", name, flags, len(msgs), err)
 			}
 		}
-		src := &ethtoolPauseStats{}
+		src := &ethtoolPauseStats{conn: testConn(t, "")}
 		l, err := src.losses(name)
 		if err != nil || len(l) != 0 {
 			t.Errorf("%s: %v, %v; want no counters, no error", name, l, err)
@@ -125,7 +139,7 @@ func TestKernelEthtoolRequestEth0(t *testing.T) {
 // statistics: no counters, no error), and not in the caller's.
 func TestKernelPauseStatsNetns(t *testing.T) {
 	ns, _ := vethInNS(t, "ndps0", "ndps1")
-	s := &ethtoolPauseStats{netns: netnstest.Path(ns)}
+	s := &ethtoolPauseStats{conn: testConn(t, netnstest.Path(ns))}
 	p, err := s.counts("ndps0")
 	if err != nil || p != (pauseCounts{}) {
 		t.Errorf("veth in its namespace: %+v, %v; want none, no error", p, err)
@@ -133,7 +147,7 @@ func TestKernelPauseStatsNetns(t *testing.T) {
 	if l, err := s.losses("ndps0"); err != nil || l != nil {
 		t.Errorf("veth losses: %v, %v", l, err)
 	}
-	if _, err := (&ethtoolPauseStats{}).losses("ndps0"); err == nil {
+	if _, err := (&ethtoolPauseStats{conn: testConn(t, "")}).losses("ndps0"); err == nil {
 		t.Error("veth from the caller's namespace: no error, want not found")
 	}
 }
@@ -142,7 +156,7 @@ func TestKernelPauseStatsNetns(t *testing.T) {
 // in the namespace of WithNetns.
 func TestPauseStatsLiveDefault(t *testing.T) {
 	o := newOptions([]Option{WithNetns("/run/netns/x")})
-	if p, ok := o.pauseStats.(*ethtoolPauseStats); !ok || p.netns != "/run/netns/x" {
+	if p, ok := o.pauseStats.(*ethtoolPauseStats); !ok || p.conn != o.conn || o.conn.path != "/run/netns/x" {
 		t.Errorf("live pause stats = %#v", o.pauseStats)
 	}
 }

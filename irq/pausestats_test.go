@@ -4,12 +4,14 @@ import (
 	"encoding/binary"
 	"errors"
 	"testing"
+
+	"github.com/nicdiag/nicdiag/internal/genl"
 )
 
 // nlAttr builds a netlink attribute: header, value, padding to 4 bytes.
 func nlAttr(typ uint16, v []byte) []byte {
-	b := make([]byte, nlaHdrLen, nlaHdrLen+len(v)+3)
-	binary.NativeEndian.PutUint16(b[0:2], uint16(nlaHdrLen+len(v)))
+	b := make([]byte, genl.AttrHeaderLen, genl.AttrHeaderLen+len(v)+3)
+	binary.NativeEndian.PutUint16(b[0:2], uint16(genl.AttrHeaderLen+len(v)))
 	binary.NativeEndian.PutUint16(b[2:4], typ)
 	b = append(b, v...)
 	for len(b)%4 != 0 {

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"github.com/nicdiag/nicdiag/internal/genl"
 )
 
 // The netdev generic netlink family's queue statistics, from the kernel's
@@ -37,9 +39,7 @@ const (
 
 	netdevQstatsScopeQueue = 1 // NETDEV_QSTATS_SCOPE_QUEUE
 
-	genlHdrLen  = 4      // struct genlmsghdr
-	nlaHdrLen   = 4      // struct nlattr
-	nlaTypeMask = 0x3fff // ~(NLA_F_NESTED | NLA_F_NET_BYTEORDER)
+	genlHdrLen = genl.GenlHeaderLen // struct genlmsghdr
 
 	// maxQstatsQueue bounds a queue id, as maxQueueDigits does for ethtool
 	// names.
@@ -55,27 +55,13 @@ var errNoQstats = errors.New("no netdev queue statistics")
 // in qstatsRow.losses order.
 var qstatsLosses = [...]string{lossQstats + "rx-alloc-fail", lossQstats + "rx-hw-drops", lossQstats + "rx-hw-drop-overruns"}
 
-// parseQstatsDump turns the messages of a NETDEV_CMD_QSTATS_GET dump (each
-// the payload after the nlmsghdr: genlmsghdr, then attributes) into the
-// counters of the interface ifindex. Rows of other interfaces are skipped;
-// a counter absent from a row is one the driver does not fill. The loss
-// counters (qstatsLosses) are summed over the rows that have them, into
-// Losses; a queue-scope dump leaves out what a driver counts outside its
-// queues (its base statistics), so the sums can fall short of the device's.
-// A truncated, malformed or contradictory message is an error.
-func parseQstatsDump(msgs [][]byte, ifindex uint32) (queueCounters, error) {
-	a := qstatsAcc{out: &queueCounters{}, ifindex: ifindex}
-	a.reset()
-	for _, m := range msgs {
-		if err := a.add(m); err != nil {
-			return queueCounters{}, err
-		}
-	}
-	return *a.out, nil
-}
-
 // qstatsAcc gathers the rows of one interface of a qstats dump, message
-// by message, into out (parseQstatsDump's result), whose maps it reuses.
+// by message, into out, whose maps it reuses. Rows of other interfaces
+// are skipped; a counter absent from a row is one the driver does not
+// fill. The loss counters (qstatsLosses) are summed over the rows that
+// have them, into Losses; a queue-scope dump leaves out what a driver
+// counts outside its queues (its base statistics), so the sums can fall
+// short of the device's.
 type qstatsAcc struct {
 	out     *queueCounters
 	ifindex uint32
@@ -234,29 +220,11 @@ func parseQstatsMsg(b []byte) (qstatsRow, error) {
 }
 
 // walkAttrs calls f with the type (flags masked off) and value of each
-// netlink attribute in b. An attribute whose length is below the header or
-// past the end of b is an error; the padding after the last one may be
-// missing.
+// netlink attribute in b (genl.Attrs). An attribute whose length is below
+// the header or past the end of b is an error wrapping ErrMalformed; the
+// padding after the last one may be missing.
 func walkAttrs(b []byte, f func(typ uint16, v []byte) error) error {
-	for len(b) > 0 {
-		if len(b) < nlaHdrLen {
-			return fmt.Errorf("%w: %d trailing bytes, shorter than an attribute header", ErrMalformed, len(b))
-		}
-		n := int(binary.NativeEndian.Uint16(b[0:2]))
-		typ := binary.NativeEndian.Uint16(b[2:4]) & nlaTypeMask
-		if n < nlaHdrLen || n > len(b) {
-			return fmt.Errorf("%w: attribute %d length %d with %d bytes left", ErrMalformed, typ, n, len(b))
-		}
-		if err := f(typ, b[nlaHdrLen:n]); err != nil {
-			return err
-		}
-		n = (n + 3) &^ 3 // NLA_ALIGN
-		if n > len(b) {
-			n = len(b)
-		}
-		b = b[n:]
-	}
-	return nil
+	return netlinkErr(genl.Attrs(b, f))
 }
 
 func attrU32(v []byte) (uint32, error) {

@@ -33,7 +33,7 @@ func TestKernelNetdevQueueStatsEth0(t *testing.T) {
 	}
 	const slack = 64 // packets that may arrive between two reads
 	rxBefore, txBefore := sysfsCounter(t, "eth0", "rx_packets"), sysfsCounter(t, "eth0", "tx_packets")
-	c, err := (&netdevQueueStats{}).counters("eth0")
+	c, err := (&netdevQueueStats{conn: testConn(t, "")}).counters("eth0")
 	rxAfter, txAfter := sysfsCounter(t, "eth0", "rx_packets"), sysfsCounter(t, "eth0", "tx_packets")
 	if errors.Is(err, errNoQstats) {
 		t.Skipf("no netdev queue statistics for eth0: %v", err)
@@ -66,14 +66,14 @@ func TestKernelNetdevQueueStatsEth0(t *testing.T) {
 // has no queue statistics (lo) says so with errNoQstats, so the default
 // falls back to ethtool, and that an unknown one is an error.
 func TestKernelNetdevQueueStatsNoRows(t *testing.T) {
-	s := &netdevQueueStats{}
+	s := &netdevQueueStats{conn: testConn(t, "")}
 	if _, err := s.counters("lo"); !errors.Is(err, errNoQstats) {
 		t.Errorf("lo: %v, want errNoQstats", err)
 	}
 	if _, err := s.counters("nicdiag-nope0"); err == nil || errors.Is(err, errNoQstats) {
 		t.Errorf("unknown interface: %v", err)
 	}
-	if _, err := defaultQueueStats("").counters("lo"); err != nil {
+	if _, err := defaultQueueStats(testConn(t, "")).counters("lo"); err != nil {
 		t.Errorf("default on lo: %v (ethtool fallback)", err)
 	}
 }
@@ -83,10 +83,10 @@ func TestKernelNetdevQueueStatsNoRows(t *testing.T) {
 // has no queue statistics, so errNoQstats), and not in the caller's.
 func TestKernelNetdevQueueStatsNetns(t *testing.T) {
 	ns, _ := vethInNS(t, "ndqs0", "ndqs1")
-	if _, err := (&netdevQueueStats{netns: netnstest.Path(ns)}).counters("ndqs0"); !errors.Is(err, errNoQstats) {
+	if _, err := (&netdevQueueStats{conn: testConn(t, netnstest.Path(ns))}).counters("ndqs0"); !errors.Is(err, errNoQstats) {
 		t.Errorf("veth in its namespace: %v, want errNoQstats", err)
 	}
-	if _, err := (&netdevQueueStats{}).counters("ndqs0"); err == nil || errors.Is(err, errNoQstats) {
+	if _, err := (&netdevQueueStats{conn: testConn(t, "")}).counters("ndqs0"); err == nil || errors.Is(err, errNoQstats) {
 		t.Errorf("veth from the caller's namespace: %v, want not found", err)
 	}
 }

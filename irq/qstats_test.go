@@ -219,3 +219,22 @@ func TestFirstQueueStats(t *testing.T) {
 		t.Errorf("asked %s", got)
 	}
 }
+
+// parseQstatsDump turns the messages of a NETDEV_CMD_QSTATS_GET dump (each
+// the payload after the nlmsghdr: genlmsghdr, then attributes) into the
+// counters of the interface ifindex. Rows of other interfaces are skipped;
+// a counter absent from a row is one the driver does not fill. The loss
+// counters (qstatsLosses) are summed over the rows that have them, into
+// Losses; a queue-scope dump leaves out what a driver counts outside its
+// queues (its base statistics), so the sums can fall short of the device's.
+// A truncated, malformed or contradictory message is an error.
+func parseQstatsDump(msgs [][]byte, ifindex uint32) (queueCounters, error) {
+	a := qstatsAcc{out: &queueCounters{}, ifindex: ifindex}
+	a.reset()
+	for _, m := range msgs {
+		if err := a.add(m); err != nil {
+			return queueCounters{}, err
+		}
+	}
+	return *a.out, nil
+}

@@ -1,11 +1,7 @@
 package irq
 
 import (
-	"errors"
 	"strings"
-
-	"github.com/safchain/ethtool"
-	"golang.org/x/sys/unix"
 )
 
 // queueCounter is one direction of one queue: packets and bytes since the
@@ -41,43 +37,24 @@ type queueStatsFunc func(iface string) (queueCounters, error)
 func (f queueStatsFunc) counters(iface string) (queueCounters, error) { return f(iface) }
 
 // ethtoolQueueStats reads per-queue counters from the driver's ethtool
-// statistics (ETHTOOL_GSTATS, what `ethtool -S` prints) and keeps those
-// parseQueueStats understands, and the loss counters lossClass knows. It
-// opens a socket per call in the network namespace whose file is at netns
-// ("": the caller's); e, when set (tests), is used instead. A driver
-// without ethtool statistics (EOPNOTSUPP) yields empty counters, not an
-// error.
+// statistics (ETHTOOL_GSTATS, what `ethtool -S` prints) over conn and
+// keeps those parseQueueStatName understands, and the loss counters
+// lossClass knows. A driver without ethtool statistics yields empty
+// counters, not an error.
 type ethtoolQueueStats struct {
-	netns string
-	e     *ethtool.Ethtool
-	conn  *nsConn // when set, its kept socket is used (the live default)
+	conn *nsConn
 }
 
 func (s ethtoolQueueStats) counters(iface string) (queueCounters, error) {
-	if s.conn != nil {
-		var c queueCounters
-		if err := s.countersInto(iface, &c); err != nil {
-			return queueCounters{}, err
-		}
-		return c, nil
-	}
-	m, err := readEthtoolStats(s.e, s.netns, iface)
-	if err != nil {
+	var c queueCounters
+	if err := s.countersInto(iface, &c); err != nil {
 		return queueCounters{}, err
 	}
-	c := parseQueueStats(m)
-	c.Losses, c.Ethtool = lossCounters{}, true
-	ethtoolLosses(m, c.Losses)
 	return c, nil
 }
 
 // countersInto is counters into dst, reusing its maps.
 func (s ethtoolQueueStats) countersInto(iface string, dst *queueCounters) error {
-	if s.conn == nil {
-		c, err := s.counters(iface)
-		*dst = c
-		return err
-	}
 	t, err := s.conn.ethtoolStats(iface)
 	if err != nil {
 		return err
@@ -98,25 +75,6 @@ func (q *queueCounters) clear() {
 	clear(q.TX)
 	clear(q.Losses)
 	q.Ethtool = false
-}
-
-// readEthtoolStats reads iface's ethtool statistics through e, or when e is
-// nil through a socket opened for the call in the network namespace at
-// netns ("": the caller's). A driver without them (EOPNOTSUPP) has none:
-// nil, no error.
-func readEthtoolStats(e *ethtool.Ethtool, netns, iface string) (map[string]uint64, error) {
-	if e == nil {
-		var err error
-		if e, err = ethtoolIn(netns); err != nil {
-			return nil, err
-		}
-		defer e.Close()
-	}
-	m, err := e.Stats(iface)
-	if errors.Is(err, unix.EOPNOTSUPP) {
-		return nil, nil
-	}
-	return m, err
 }
 
 // parseQueueStats picks the per-queue packet and byte counters out of a

@@ -39,10 +39,7 @@ type liveEthtool struct {
 	fd  int
 	ifr ifreqPtr
 	ls  *linkSettings
-	// family is the ethtool generic netlink family's ID, asked once;
-	// familyErr says why there is none (a kernel before 5.6).
-	family    uint16
-	familyErr error
+	nl  ethtoolNL
 }
 
 // ifreqPtr is struct ifreq with ifr_data: a name and a pointer, padded to
@@ -83,6 +80,7 @@ func (l *liveEthtool) Close() error {
 		unix.Close(l.fd)
 		l.ls = nil
 	}
+	l.nl.close()
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/nicdiag/nicdiag/internal/genl"
 	"github.com/nicdiag/nicdiag/internal/text"
 )
 
@@ -122,7 +123,6 @@ func decodeFeatures(names []string, blocks []uint32) map[string]Feature {
 // (include/uapi/linux/ethtool_netlink.h), written out so that the parser
 // builds and is fuzzed on every platform.
 const (
-	nlaTypeMask            = 0x3fff // ~(NLA_F_NESTED | NLA_F_NET_BYTEORDER)
 	coalesceAttrRXUsecs    = 2
 	coalesceAttrRXFrames   = 3
 	coalesceAttrTXUsecs    = 6
@@ -137,15 +137,7 @@ const (
 // the wrong size, is ErrMalformed.
 func parseCoalesceAttrs(b []byte) (*Coalesce, error) {
 	c := &Coalesce{Source: CoalesceNetlink}
-	for len(b) > 0 {
-		if len(b) < 4 {
-			return nil, fmt.Errorf("%w: %d trailing bytes in a coalesce reply", ErrMalformed, len(b))
-		}
-		l, typ := int(binary.NativeEndian.Uint16(b)), binary.NativeEndian.Uint16(b[2:])&nlaTypeMask
-		if l < 4 || l > len(b) {
-			return nil, fmt.Errorf("%w: coalesce attribute %d of length %d in %d bytes", ErrMalformed, typ, l, len(b))
-		}
-		data := b[4:l]
+	err := genl.Attrs(b, func(typ uint16, data []byte) error {
 		u32 := func(p **uint32) error {
 			if len(data) != 4 {
 				return fmt.Errorf("%w: coalesce attribute %d has %d bytes, want 4", ErrMalformed, typ, len(data))
@@ -162,29 +154,24 @@ func parseCoalesceAttrs(b []byte) (*Coalesce, error) {
 			*p = &v
 			return nil
 		}
-		var err error
 		switch typ {
 		case coalesceAttrRXUsecs:
-			err = u32(&c.RXUsecs)
+			return u32(&c.RXUsecs)
 		case coalesceAttrRXFrames:
-			err = u32(&c.RXFrames)
+			return u32(&c.RXFrames)
 		case coalesceAttrTXUsecs:
-			err = u32(&c.TXUsecs)
+			return u32(&c.TXUsecs)
 		case coalesceAttrTXFrames:
-			err = u32(&c.TXFrames)
+			return u32(&c.TXFrames)
 		case coalesceAttrAdaptiveRX:
-			err = u8(&c.AdaptiveRX)
+			return u8(&c.AdaptiveRX)
 		case coalesceAttrAdaptiveTX:
-			err = u8(&c.AdaptiveTX)
+			return u8(&c.AdaptiveTX)
 		}
-		if err != nil {
-			return nil, err
-		}
-		if a := (l + 3) &^ 3; a < len(b) {
-			b = b[a:]
-		} else {
-			b = nil
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, genl.Malformed(err, ErrMalformed)
 	}
 	return c, nil
 }

@@ -2,12 +2,10 @@ package nicinfo
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"unsafe"
 
-	"github.com/vishvananda/netlink"
-	"github.com/vishvananda/netlink/nl"
+	"github.com/nicdiag/nicdiag/internal/genl"
 	"golang.org/x/sys/unix"
 )
 
@@ -75,36 +73,15 @@ func (l *liveEthtool) features(iface string) (map[string]Feature, error) {
 // driver does not support, and falls back to ETHTOOL_GCOALESCE on a kernel
 // without the ethtool family (before 5.6).
 func (l *liveEthtool) coalesce(iface string) (*Coalesce, error) {
-	if l.family == 0 && l.familyErr == nil {
-		f, err := netlink.GenlFamilyGet(unix.ETHTOOL_GENL_NAME)
-		switch {
-		case err != nil:
-			l.familyErr = err
-		case f.ID == 0:
-			l.familyErr = errors.New("ethtool netlink family has ID 0")
-		default:
-			l.family = f.ID
-		}
-	}
-	if l.familyErr != nil {
+	p, err := l.nl.get(unix.ETHTOOL_MSG_COALESCE_GET, unix.ETHTOOL_MSG_COALESCE_GET_REPLY,
+		unix.ETHTOOL_A_COALESCE_HEADER, iface, 0, nil)
+	if err != nil && l.nl.conn == nil { // no family, or no generic netlink at all
 		return l.gcoalesce(iface)
 	}
-	req := nl.NewNetlinkRequest(int(l.family), 0)
-	req.AddData(&nl.Genlmsg{Command: unix.ETHTOOL_MSG_COALESCE_GET, Version: unix.ETHTOOL_GENL_VERSION})
-	hdr := nl.NewRtAttr(unix.ETHTOOL_A_COALESCE_HEADER|unix.NLA_F_NESTED, nil)
-	hdr.AddRtAttr(unix.ETHTOOL_A_HEADER_DEV_NAME, nl.ZeroTerminated(iface))
-	req.AddData(hdr)
-	msgs, err := req.Execute(unix.NETLINK_GENERIC, 0)
 	if err != nil {
 		return nil, err
 	}
-	if len(msgs) != 1 || len(msgs[0]) < nl.SizeofGenlmsg {
-		return nil, fmt.Errorf("%w: COALESCE_GET answered %d messages", ErrMalformed, len(msgs))
-	}
-	if cmd := msgs[0][0]; cmd != unix.ETHTOOL_MSG_COALESCE_GET_REPLY {
-		return nil, fmt.Errorf("%w: COALESCE_GET answered command %d", ErrMalformed, cmd)
-	}
-	return parseCoalesceAttrs(msgs[0][nl.SizeofGenlmsg:])
+	return parseCoalesceAttrs(p[genl.GenlHeaderLen:])
 }
 
 // gcoalesce is the legacy ETHTOOL_GCOALESCE ioctl.

@@ -127,7 +127,7 @@ func TestCoalesceIoctlAgreesWithNetlink(t *testing.T) {
 	compared := 0
 	for _, e := range names {
 		nlc, err := l.coalesce(e.Name())
-		if err != nil || l.familyErr != nil {
+		if err != nil || l.nl.err != nil {
 			continue
 		}
 		ioc, err := l.gcoalesce(e.Name())
