@@ -6,6 +6,8 @@ package nicdiag
 
 import (
 	"context"
+	"fmt"
+	"slices"
 
 	"github.com/nicdiag/nicdiag/finding"
 )
@@ -40,6 +42,24 @@ func Checkers() []Checker {
 		bondCheck,
 		incompleteCheck,
 	}
+}
+
+// CheckersNamed returns the checkers of Checkers called names, in
+// Checkers' order; a name no checker has is an error.
+func CheckersNamed(names ...string) ([]Checker, error) {
+	var out []Checker
+	all := Checkers()
+	for _, n := range names {
+		if !slices.ContainsFunc(all, func(c Checker) bool { return c.Name == n }) {
+			return nil, fmt.Errorf("nicdiag: no checker %q", n)
+		}
+	}
+	for _, c := range all {
+		if slices.Contains(names, c.Name) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
 }
 
 // Report is what Check found: the host it inspected and every finding,

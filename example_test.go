@@ -41,7 +41,7 @@ func ExampleCheck() {
 // ceilings: here the samples of a recorded run of the seed case (both
 // 82576 ports forwarding both ways at once, testdata/runs), judged with the
 // Limits of the same machine's snapshot.
-func ExampleHost_Limits() {
+func ExampleHost_Monitored() {
 	ctx := context.Background()
 	h, err := nicdiag.Inspect(ctx, nicdiag.WithRoot("testdata/snapshots/82576-minipcie-x1"))
 	if err != nil {
@@ -53,7 +53,8 @@ func ExampleHost_Limits() {
 		fmt.Println(err)
 		return
 	}
-	v := monitor.Judge(rec.Samples, h.Limits())
+	_, limits := h.Monitored()
+	v := monitor.Judge(rec.Samples, limits)
 	fmt.Printf("%s bound: %.0f of %.0f Mb/s per direction at %s\n", v.Bound, v.AchievedMbps, *v.CeilingMbps, v.Limit.Subject)
 	fmt.Printf("next: %s at %.0f %%\n", v.Next.Layer, v.Next.Share*100)
 	// Output:

@@ -1,23 +1,38 @@
 package nicdiag
 
 import (
+	"context"
 	"slices"
 
 	"github.com/nicdiag/nicdiag/irq"
 	"github.com/nicdiag/nicdiag/monitor"
+	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 )
 
-// Limits returns the run verdict's inputs (monitor.WithLimits) for every
-// selected interface: its line rate when the driver's speed is a
-// measurement, its PCIe path and DMA profile for the budget model, the
-// ends of every hop, its USB bus speed, what a misidentified device
-// really is, and on a host of several NUMA nodes the NIC's node and CPUs.
-func (h *Host) Limits() []monitor.Limits {
+// Monitor starts a monitored run of the host's selected network
+// interfaces (monitor.Start with h as the target, under h's root): their
+// queues are sampled, and the run's verdict weighs them against what
+// Inspect read of them (Monitored). opts are monitor's: the interval, a
+// duration, a command, a record.
+func (h *Host) Monitor(ctx context.Context, opts ...monitor.Option) (*monitor.Run, error) {
+	return monitor.Start(ctx, h, append([]monitor.Option{option.Root(h.Root)}, opts...)...)
+}
+
+// Monitored makes h a monitor.Target: its selected network interfaces,
+// and for each the run verdict's inputs: its line rate when the driver's
+// speed is a measurement, its PCIe path and DMA profile for the budget
+// model, the ends of every hop, its USB bus speed, what a misidentified
+// device really is, and on a host of several NUMA nodes the NIC's node
+// and CPUs.
+func (h *Host) Monitored() ([]nicinfo.NIC, []monitor.Limits) {
+	var nics []nicinfo.NIC
 	var out []monitor.Limits
 	for _, n := range h.Selected {
 		if !n.Netdev() {
 			continue
 		}
+		nics = append(nics, n.NIC)
 		l := monitor.Limits{NIC: n.Name, Virtual: n.Virtual}
 		if n.PCI != nil {
 			l.Address = n.PCI.Address.String()
@@ -55,7 +70,7 @@ func (h *Host) Limits() []monitor.Limits {
 		}
 		out = append(out, l)
 	}
-	return out
+	return nics, out
 }
 
 // severalNodes reports whether the host has more than one NUMA node, as a

@@ -22,8 +22,17 @@ func TestLimitsNUMA(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		nics, limits := h.Monitored()
+		if len(nics) != len(limits) {
+			t.Fatalf("%s: %d interfaces, %d limits", tc.snap, len(nics), len(limits))
+		}
+		for i := range nics {
+			if nics[i].Name != limits[i].NIC {
+				t.Errorf("%s: interface %d is %s, its limits %s's", tc.snap, i, nics[i].Name, limits[i].NIC)
+			}
+		}
 		found := false
-		for _, l := range h.Limits() {
+		for _, l := range limits {
 			if l.NIC != tc.nic {
 				continue
 			}

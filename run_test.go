@@ -139,7 +139,7 @@ func TestFieldRunVerdicts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			limits := h.Limits()
+			_, limits := h.Monitored()
 			var b bytes.Buffer
 			w := monitor.NewWriter(&b)
 			if err := w.WriteStart(monitor.Header{Interval: time.Second, Command: []string{"# " + c.origin}, Limits: limits}); err != nil {

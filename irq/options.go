@@ -4,10 +4,26 @@ import (
 	"time"
 
 	"github.com/nicdiag/nicdiag/internal/fsroot"
+	"github.com/nicdiag/nicdiag/option"
 )
 
-// Option configures MapQueues, ReadInterrupts, ReadSteering and NewSampler.
-type Option func(*options)
+// Option configures MapQueues, ReadInterrupts, ReadSteering and NewSampler:
+// one of this package's (WithInterval, WithNetns, WithPCIe) or one of
+// package option's (option.Root, option.ReadDeadline: a Sampler's
+// readings after the deadline fail the same way; it is meant for the
+// one-shot readers). Under another root than the live host, per-queue
+// counters and the driver's ethtool loss counters are not read (a
+// snapshot has none) and WithNetns has no effect.
+type Option interface {
+	ApplyRead(*option.Read)
+	IRQOption()
+}
+
+// own is an option of this package's.
+type own func(*options)
+
+func (own) ApplyRead(*option.Read) {}
+func (own) IRQOption()             {}
 
 type options struct {
 	root     fsroot.Root
@@ -28,7 +44,6 @@ type options struct {
 	pauseStatsSet bool
 	now           func() time.Time
 	pcie          []string // WithPCIe addresses
-	deadline      time.Time
 	// conn is the kept sockets of the live default sources (nil under a
 	// root, off Linux, or when every source was replaced).
 	conn *nsConn
@@ -36,15 +51,21 @@ type options struct {
 
 func newOptions(opts []Option) options {
 	o := options{interval: time.Second, now: time.Now}
+	var r option.Read
 	for _, f := range opts {
-		if f != nil {
+		if f == nil {
+			continue
+		}
+		f.ApplyRead(&r)
+		if f, ok := f.(own); ok {
 			f(&o)
 		}
 	}
 	if o.interval <= 0 {
 		o.interval = time.Second
 	}
-	o.root = o.root.WithDeadline(o.deadline)
+	end, _ := r.End(time.Now())
+	o.root = fsroot.New(r.Root).WithDeadline(end)
 	if o.root.Live() && (o.stats == nil || !o.queueStatsSet || !o.lossStatsSet || !o.pauseStatsSet) {
 		o.conn = newNSConn(o.netns) // nil off Linux: no live netlink sources
 	}
@@ -73,25 +94,19 @@ func newOptions(opts []Option) options {
 	return o
 }
 
-// WithRoot reads /proc and /sys under dir instead of the live host ("/").
-// Under another root per-queue counters and the driver's ethtool loss
-// counters are not read (a snapshot has none) and WithNetns has no effect.
-func WithRoot(dir string) Option {
-	return func(o *options) { o.root = fsroot.New(dir) }
-}
+// WithRoot is option.Root.
+//
+// Deprecated: use option.Root.
+func WithRoot(dir string) option.Option { return option.Root(dir) }
 
-// WithReadDeadline stops the reads of the root's files at t: after it
-// every read fails at once with an error matching context.DeadlineExceeded,
-// so that a huge or hostile snapshot cannot hold
-// the caller. The zero time sets no deadline. A Sampler's readings after t
-// fail the same way; it is meant for the one-shot readers.
-func WithReadDeadline(t time.Time) Option {
-	return func(o *options) { o.deadline = t }
-}
+// WithReadDeadline is option.ReadDeadline.
+//
+// Deprecated: use option.ReadDeadline.
+func WithReadDeadline(t time.Time) option.Option { return option.ReadDeadline(t) }
 
 // WithInterval sets the time between samples (default 1s).
 func WithInterval(d time.Duration) Option {
-	return func(o *options) { o.interval = d }
+	return own(func(o *options) { o.interval = d })
 }
 
 // WithNetns reads the sampled NICs' packet counters in the network
@@ -115,7 +130,7 @@ func WithInterval(d time.Duration) Option {
 // reading. A NIC in another namespace needs WithNetns: otherwise its
 // QueueStatsError reads "no such device".
 func WithNetns(path string) Option {
-	return func(o *options) { o.netns = path }
+	return own(func(o *options) { o.netns = path })
 }
 
 // WithPCIe makes each Sample.PCIe hold, for each PCI function addrs names
@@ -126,28 +141,28 @@ func WithNetns(path string) Option {
 // function that cannot be read has its PCIeState.Error set; the sample
 // stands.
 func WithPCIe(addrs ...string) Option {
-	return func(o *options) { o.pcie = append(o.pcie, addrs...) }
+	return own(func(o *options) { o.pcie = append(o.pcie, addrs...) })
 }
 
 // withQueueStats replaces where per-queue counters come from; nil turns
 // them off (tests).
 func withQueueStats(s queueStatser) Option {
-	return func(o *options) { o.queueStats, o.queueStatsSet = s, true }
+	return own(func(o *options) { o.queueStats, o.queueStatsSet = s, true })
 }
 
 // withLossStats replaces where the driver's loss counters come from; nil
 // turns them off (tests).
 func withLossStats(s lossStatser) Option {
-	return func(o *options) { o.lossStats, o.lossStatsSet = s, true }
+	return own(func(o *options) { o.lossStats, o.lossStatsSet = s, true })
 }
 
 // withPauseStats replaces the ethtool netlink pause statistics source (nil:
 // off).
 func withPauseStats(s lossStatser) Option {
-	return func(o *options) { o.pauseStats, o.pauseStatsSet = s, true }
+	return own(func(o *options) { o.pauseStats, o.pauseStatsSet = s, true })
 }
 
 // withClock replaces time.Now (tests).
 func withClock(now func() time.Time) Option {
-	return func(o *options) { o.now = now }
+	return own(func(o *options) { o.now = now })
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 
 	"github.com/nicdiag/nicdiag/internal/fsroot"
@@ -271,49 +272,77 @@ type PCIeSummary struct {
 	Error string `json:"error,omitempty"`
 }
 
-// SummarizePCIe folds the samples' PCIe states per address, in the order
-// the addresses first appear (the order of WithPCIe): the link's first,
-// lowest, highest and last speed and width over the samples that read it,
-// and the AER errors in all. Summarize uses it, and so does the monitor's
-// run verdict (run.link_changed, run.aer_errors).
+// SummarizePCIe folds the samples' PCIe states per address (see
+// PCIeFolder).
 func SummarizePCIe(samples []Sample) []PCIeSummary {
-	var out []PCIeSummary
-	idx := map[string]int{}
-	for _, x := range samples {
-		for _, st := range x.PCIe {
-			i, ok := idx[st.Address]
-			if !ok {
-				i = len(out)
-				idx[st.Address] = i
-				out = append(out, PCIeSummary{Address: st.Address})
+	var f PCIeFolder
+	for i := range samples {
+		f.Add(samples[i].PCIe)
+	}
+	return f.Summary()
+}
+
+// PCIeFolder folds the PCIe states of samples, one sample at a time, per
+// address, in the order the addresses first appear (the order of
+// WithPCIe): the link's first, lowest, highest and last speed and width
+// over the samples that read it, and the AER errors in all. Summarizer
+// uses it, and so does the monitor's run verdict (run.link_changed,
+// run.aer_errors). The zero PCIeFolder is ready.
+type PCIeFolder struct {
+	out []PCIeSummary
+}
+
+// Add folds one sample's states in.
+func (f *PCIeFolder) Add(states []PCIeState) {
+	for _, st := range states {
+		i := slices.IndexFunc(f.out, func(p PCIeSummary) bool { return p.Address == st.Address })
+		if i < 0 {
+			i = len(f.out)
+			f.out = append(f.out, PCIeSummary{Address: st.Address})
+		}
+		f.out[i].add(&st)
+	}
+}
+
+// Summary returns the summaries so far.
+func (f *PCIeFolder) Summary() []PCIeSummary {
+	out := slices.Clone(f.out)
+	for i := range out {
+		p := &out[i]
+		for _, q := range []**uint64{&p.AERCorrectable, &p.AERNonFatal, &p.AERFatal} {
+			if *q != nil {
+				v := **q
+				*q = &v
 			}
-			p := &out[i]
-			add := func(sum **uint64, d *uint64) {
-				if d != nil {
-					if *sum == nil {
-						*sum = new(uint64)
-					}
-					**sum += *d
-				}
-			}
-			add(&p.AERCorrectable, st.AERCorrectable)
-			add(&p.AERNonFatal, st.AERNonFatal)
-			add(&p.AERFatal, st.AERFatal)
-			if st.Error != "" {
-				p.Error = st.Error
-			}
-			if st.GTs <= 0 || st.Width <= 0 {
-				continue // the link was not read (an AER file alone may have failed)
-			}
-			if p.ReadSamples == 0 {
-				p.StartGTs, p.StartWidth = st.GTs, st.Width
-				p.MinGTs, p.MinWidth, p.MaxGTs, p.MaxWidth = st.GTs, st.Width, st.GTs, st.Width
-			}
-			p.ReadSamples++
-			p.MinGTs, p.MaxGTs = min(p.MinGTs, st.GTs), max(p.MaxGTs, st.GTs)
-			p.MinWidth, p.MaxWidth = min(p.MinWidth, st.Width), max(p.MaxWidth, st.Width)
-			p.EndGTs, p.EndWidth = st.GTs, st.Width
 		}
 	}
 	return out
+}
+
+func (p *PCIeSummary) add(st *PCIeState) {
+	add := func(sum **uint64, d *uint64) {
+		if d != nil {
+			if *sum == nil {
+				*sum = new(uint64)
+			}
+			**sum += *d
+		}
+	}
+	add(&p.AERCorrectable, st.AERCorrectable)
+	add(&p.AERNonFatal, st.AERNonFatal)
+	add(&p.AERFatal, st.AERFatal)
+	if st.Error != "" {
+		p.Error = st.Error
+	}
+	if st.GTs <= 0 || st.Width <= 0 {
+		return // the link was not read (an AER file alone may have failed)
+	}
+	if p.ReadSamples == 0 {
+		p.StartGTs, p.StartWidth = st.GTs, st.Width
+		p.MinGTs, p.MinWidth, p.MaxGTs, p.MaxWidth = st.GTs, st.Width, st.GTs, st.Width
+	}
+	p.ReadSamples++
+	p.MinGTs, p.MaxGTs = min(p.MinGTs, st.GTs), max(p.MaxGTs, st.GTs)
+	p.MinWidth, p.MaxWidth = min(p.MinWidth, st.Width), max(p.MaxWidth, st.Width)
+	p.EndGTs, p.EndWidth = st.GTs, st.Width
 }

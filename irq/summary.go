@@ -2,7 +2,6 @@ package irq
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -60,127 +59,13 @@ type Summary struct {
 // irq+softirq, while the others average under 50% busy), softnet.drops and
 // softnet.squeeze (at least 10 squeezes/s and one per 1000 packets). A
 // condition must hold in at least half of the samples, not only on
-// average, to be reported.
+// average, to be reported. It is a Summarizer over samples.
 func Summarize(samples []Sample) Summary {
-	var s Summary
-	if len(samples) == 0 {
-		return s
+	var s Summarizer
+	for i := range samples {
+		s.Add(samples[i])
 	}
-	s.Samples = len(samples)
-	s.Start = samples[0].Time.Add(-time.Duration(samples[0].IntervalS * float64(time.Second)))
-	s.End = samples[len(samples)-1].Time
-	s.IRQTimeAccounted = true
-	for _, x := range samples {
-		s.Seconds += x.IntervalS
-		s.IRQTimeAccounted = s.IRQTimeAccounted && x.IRQTimeAccounted
-	}
-	s.CPUs = meanCPUs(samples, s.IRQTimeAccounted)
-	s.NICs = meanNICs(samples)
-	s.Threads = meanThreads(samples)
-	s.PCIe = SummarizePCIe(samples)
-	s.Findings = append(s.Findings, hotCores(samples, s)...)
-	s.Findings = append(s.Findings, softnetFindings(samples, s)...)
-	finding.Sort(s.Findings)
-	return s
-}
-
-func meanCPUs(samples []Sample, accounted bool) []CPURate {
-	type acc struct {
-		r    CPURate
-		irq  float64
-		secs float64
-	}
-	m := map[int]*acc{}
-	for _, x := range samples {
-		w := x.IntervalS
-		for _, c := range x.CPUs {
-			a := m[c.CPU]
-			if a == nil {
-				a = &acc{r: CPURate{CPU: c.CPU}}
-				m[c.CPU] = a
-			}
-			a.secs += w
-			if c.IRQPct != nil {
-				a.irq += *c.IRQPct * w
-			}
-			a.r.SoftIRQPct += c.SoftIRQPct * w
-			a.r.BusyPct += c.BusyPct * w
-			a.r.UserPct += c.UserPct * w
-			a.r.SystemPct += c.SystemPct * w
-			a.r.IdlePct += c.IdlePct * w
-			a.r.IOWaitPct += c.IOWaitPct * w
-			a.r.StealPct += c.StealPct * w
-			a.r.NetRXPerS += c.NetRXPerS * w
-			a.r.NetTXPerS += c.NetTXPerS * w
-			a.r.NICIRQsPerS += c.NICIRQsPerS * w
-			a.r.SoftnetProcessedPerS += c.SoftnetProcessedPerS * w
-			a.r.SoftnetDroppedPerS += c.SoftnetDroppedPerS * w
-			a.r.SoftnetSqueezedPerS += c.SoftnetSqueezedPerS * w
-		}
-	}
-	out := make([]CPURate, 0, len(m))
-	for _, a := range m {
-		if a.secs <= 0 {
-			continue
-		}
-		r := a.r
-		for _, p := range []*float64{&r.SoftIRQPct, &r.BusyPct, &r.UserPct, &r.SystemPct, &r.IdlePct, &r.IOWaitPct, &r.StealPct,
-			&r.NetRXPerS, &r.NetTXPerS, &r.NICIRQsPerS,
-			&r.SoftnetProcessedPerS, &r.SoftnetDroppedPerS, &r.SoftnetSqueezedPerS} {
-			*p /= a.secs
-		}
-		if accounted {
-			v := a.irq / a.secs
-			r.IRQPct = &v
-		}
-		out = append(out, r)
-	}
-	slices.SortFunc(out, func(a, b CPURate) int { return a.CPU - b.CPU })
-	return out
-}
-
-func meanNICs(samples []Sample) []NICRate {
-	var names []string
-	m := map[string]*NICRate{}
-	secs := map[string]float64{}
-	losses := lossMeans{}
-	for _, x := range samples {
-		w := x.IntervalS
-		for _, n := range x.NICs {
-			a := m[n.Name]
-			if a == nil {
-				a = &NICRate{Name: n.Name}
-				m[n.Name] = a
-				names = append(names, n.Name)
-			}
-			secs[n.Name] += w
-			a.RXPacketsPerS += n.RXPacketsPerS * w
-			a.TXPacketsPerS += n.TXPacketsPerS * w
-			a.RXBytesPerS += n.RXBytesPerS * w
-			a.TXBytesPerS += n.TXBytesPerS * w
-			a.RXDroppedPerS += n.RXDroppedPerS * w
-			a.IRQsPerS += n.IRQsPerS * w
-			losses.add(n.Name, n.Losses, w)
-			if n.StatsError != "" {
-				a.StatsError = n.StatsError
-			}
-			if n.QueueStatsError != "" {
-				a.QueueStatsError = n.QueueStatsError
-			}
-		}
-	}
-	out := make([]NICRate, 0, len(names))
-	for _, name := range names {
-		a, w := m[name], secs[name]
-		if w > 0 {
-			for _, p := range []*float64{&a.RXPacketsPerS, &a.TXPacketsPerS, &a.RXBytesPerS, &a.TXBytesPerS, &a.RXDroppedPerS, &a.IRQsPerS} {
-				*p /= w
-			}
-		}
-		a.Losses = losses.mean(name)
-		out = append(out, *a)
-	}
-	return out
+	return s.Summary()
 }
 
 // landing is a NIC vector whose interrupts were taken by one CPU.
@@ -190,50 +75,12 @@ type landing struct {
 	irqs float64 // interrupts per second of the window
 }
 
-// landingOn returns the vectors whose interrupts mostly landed on cpu,
-// busiest first.
-func landingOn(samples []Sample, cpu int, secs float64) []landing {
-	m := map[string]*landing{}
-	var keys []string
-	for _, x := range samples {
-		for i := range x.NICs {
-			n := &x.NICs[i]
-			for j := range n.Queues {
-				q := &n.Queues[j]
-				if q.CPU != cpu || q.IRQsPerS <= 0 {
-					continue
-				}
-				k := n.Name + "/" + strconv.Itoa(q.IRQ)
-				if m[k] == nil {
-					m[k] = &landing{nic: n.Name, q: *q}
-					keys = append(keys, k)
-				}
-				m[k].irqs += q.IRQsPerS * x.IntervalS / secs
-			}
-		}
-	}
-	out := make([]landing, 0, len(keys))
-	for _, k := range keys {
-		out = append(out, *m[k])
-	}
-	slices.SortStableFunc(out, func(a, b landing) int {
-		switch {
-		case a.irqs > b.irqs:
-			return -1
-		case a.irqs < b.irqs:
-			return 1
-		}
-		return 0
-	})
-	return out
-}
-
-func hotCores(samples []Sample, s Summary) []finding.Finding {
+func (sm *Summarizer) hotCores(s Summary) []finding.Finding {
 	if len(s.CPUs) < 2 {
 		return nil // "one core while the others idle" needs others
 	}
 	var out []finding.Finding
-	for i, c := range s.CPUs {
+	for _, c := range s.CPUs {
 		others, n := 0.0, 0
 		for _, o := range s.CPUs {
 			if o.CPU != c.CPU {
@@ -252,13 +99,10 @@ func hotCores(samples []Sample, s Summary) []finding.Finding {
 		default:
 			continue
 		}
-		if others >= hotCoreOthersPct || !mostSamples(samples, func(x Sample) bool {
-			r, ok := cpuAt(x, c.CPU, i)
-			return ok && r.BusyPct >= hotCoreBusyPct && r.PacketPct() >= hotCoreMinPacketPct
-		}) {
+		if others >= hotCoreOthersPct || !sm.most(sm.hot[c.CPU]) {
 			continue
 		}
-		land := landingOn(samples, c.CPU, s.Seconds)
+		land := sm.landingOn(c.CPU)
 		subject := "cpu" + strconv.Itoa(c.CPU)
 		nics := map[string]bool{}
 		var names []string
@@ -305,56 +149,22 @@ func queueLabel(q QueueRate) string {
 	return q.Action
 }
 
-// cpuAt returns the rates of cpu in sample x. A sampler's samples list the
-// same CPUs in the same order as the window's s.CPUs, so the one at hint
-// (cpu's index there) is tried first.
-func cpuAt(x Sample, cpu, hint int) (CPURate, bool) {
-	if hint < len(x.CPUs) && x.CPUs[hint].CPU == cpu {
-		return x.CPUs[hint], true
-	}
-	for _, r := range x.CPUs {
-		if r.CPU == cpu {
-			return r, true
-		}
-	}
-	return CPURate{}, false
-}
-
-// mostSamples reports whether ok holds in at least half of the samples.
-func mostSamples(samples []Sample, ok func(Sample) bool) bool {
-	n := 0
-	for _, x := range samples {
-		if ok(x) {
-			n++
-		}
-	}
-	return 2*n >= len(samples)
-}
-
-func softnetFindings(samples []Sample, s Summary) []finding.Finding {
+func (sm *Summarizer) softnetFindings(s Summary) []finding.Finding {
 	var out []finding.Finding
-	for i, c := range s.CPUs {
+	for _, c := range s.CPUs {
 		cpu := c.CPU
-		at := func(x Sample) (CPURate, bool) { return cpuAt(x, cpu, i) }
-		need := min(2, len(samples))
-		seen := 0
-		if c.SoftnetDroppedPerS > 0 {
-			for _, x := range samples {
-				if r, ok := at(x); ok && r.SoftnetDroppedPerS > 0 {
-					seen++
-				}
-			}
-		}
+		need := min(2, sm.n)
+		seen := sm.drop[cpu]
 		if seen >= need && c.SoftnetDroppedPerS > 0 {
 			out = append(out, finding.Finding{
 				Code: finding.SoftnetDrops, Severity: finding.Warn, Subject: "cpu" + strconv.Itoa(cpu),
 				Summary: fmt.Sprintf("CPU %d dropped %.0f packets/s from its backlog (in %d of %d samples): the receive backlog overflowed",
-					cpu, c.SoftnetDroppedPerS, seen, len(samples)),
+					cpu, c.SoftnetDroppedPerS, seen, sm.n),
 				Fix: "spread receive work over more cores (RSS/RPS), or raise net.core.netdev_max_backlog",
 				Evidence: map[string]string{
 					"dropped_per_s":   fmt.Sprintf("%.1f", c.SoftnetDroppedPerS),
 					"processed_per_s": fmt.Sprintf("%.0f", c.SoftnetProcessedPerS),
-					"samples":         fmt.Sprintf("%d/%d", seen, len(samples)),
+					"samples":         fmt.Sprintf("%d/%d", seen, sm.n),
 				},
 			})
 		}
@@ -362,12 +172,7 @@ func softnetFindings(samples []Sample, s Summary) []finding.Finding {
 		if c.SoftnetProcessedPerS > 0 {
 			ratio = c.SoftnetSqueezedPerS / c.SoftnetProcessedPerS
 		}
-		squeezed := func(x Sample) bool {
-			r, ok := at(x)
-			return ok && r.SoftnetSqueezedPerS >= squeezeMinPerS &&
-				r.SoftnetProcessedPerS > 0 && r.SoftnetSqueezedPerS/r.SoftnetProcessedPerS >= squeezeMinRatio
-		}
-		if c.SoftnetSqueezedPerS >= squeezeMinPerS && ratio >= squeezeMinRatio && mostSamples(samples, squeezed) {
+		if c.SoftnetSqueezedPerS >= squeezeMinPerS && ratio >= squeezeMinRatio && sm.most(sm.squeez[cpu]) {
 			out = append(out, finding.Finding{
 				Code: finding.SoftnetSqueeze, Severity: finding.Warn, Subject: "cpu" + strconv.Itoa(cpu),
 				Summary: fmt.Sprintf("CPU %d ran out of its softirq budget %.0f times/s (%.2f per 1000 packets): receive processing cannot keep up on this core",

@@ -9,21 +9,23 @@ import (
 	"github.com/nicdiag/nicdiag/irq"
 	"github.com/nicdiag/nicdiag/monitor"
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // A benchmark harness samples while it generates its own load, then reads
 // the verdict. Here the host is a bundled snapshot, so that the example
 // runs anywhere and without root: its counters never move, every rate is 0
-// and there is no verdict. On a real host drop both WithRoot options.
+// and there is no verdict. On a real host drop both option.Root. (A
+// harness with an inspected host starts from it: nicdiag's Host.Monitor.)
 func Example() {
 	ctx := context.Background()
-	root := "../testdata/snapshots/82576-minipcie-x1"
-	nics, err := nicinfo.List(ctx, nicinfo.WithRoot(root))
+	root := option.Root("../testdata/snapshots/82576-minipcie-x1")
+	nics, err := nicinfo.List(ctx, root)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	run, err := monitor.Start(ctx, nics, monitor.WithRoot(root), monitor.WithInterval(20*time.Millisecond))
+	run, err := monitor.Start(ctx, monitor.NICs(nics...), root, monitor.WithInterval(20*time.Millisecond))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -51,17 +53,13 @@ func ExampleWithCommand() {
 	ctx := context.Background()
 	cmd := exec.Command("sh", "-c", "sleep 0.1; exit 3")
 	run, err := monitor.Start(ctx, nil, monitor.WithCommand(cmd),
-		monitor.WithRoot("../testdata/snapshots/82576-minipcie-x1"), monitor.WithInterval(20*time.Millisecond))
+		option.Root("../testdata/snapshots/82576-minipcie-x1"), monitor.WithInterval(20*time.Millisecond))
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	for {
-		if _, err := run.Next(ctx); err != nil { // monitor.ErrDone when the command has exited
-			break
-		}
-	}
-	res, err := run.Stop()
+	res, err := run.Wait(ctx) // until the command has exited
+
 	if err != nil {
 		fmt.Println(err)
 		return

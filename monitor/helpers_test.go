@@ -65,8 +65,8 @@ func testQueues() []irq.NICQueues {
 
 // testResult is the end of the test run over samples.
 func testResult(samples []irq.Sample) *Result {
-	return &Result{Summary: irq.Summarize(samples), Samples: samples, Queues: testQueues(),
-		Command: &CommandResult{Argv: testArgv, ExitCode: 0}}
+	return &Result{Summary: irq.Summarize(samples), Queues: testQueues(),
+		Command: &CommandResult{Argv: testArgv, ExitCode: 0}, Verdict: Judge(samples, nil)}
 }
 
 // testRecord is the test run of n samples as Writer writes it.

@@ -2,14 +2,34 @@ package monitor
 
 import (
 	"github.com/nicdiag/nicdiag/budget"
+	"github.com/nicdiag/nicdiag/nicinfo"
 )
+
+// Target is what a run samples: the network interfaces, and what the
+// verdict knows of each before the run (its Limits). nicdiag.Host is
+// one: monitoring starts from what Inspect read (Host.Monitor). NICs
+// makes one of interfaces alone.
+type Target interface {
+	// Monitored returns the interfaces to sample and their Limits (an
+	// interface without Limits is judged against the CPUs and the
+	// command only).
+	Monitored() ([]nicinfo.NIC, []Limits)
+}
+
+// NICs is a Target of nics without Limits: for a harness that knows
+// nothing of them but their inventory records.
+func NICs(nics ...nicinfo.NIC) Target { return nicList(nics) }
+
+type nicList []nicinfo.NIC
+
+func (n nicList) Monitored() ([]nicinfo.NIC, []Limits) { return n, nil }
 
 // Limits is what the run verdict knows of one NIC before the run: the
 // inputs of its ceilings, so that they can be solved again at the run's own
-// frame size and direction mix. nicdiag.Host.Limits builds them from an
-// inspected host; a harness may fill them itself. The record's start line
-// carries them, so that a record is judged offline the same way. The JSON
-// field names are a stable contract.
+// frame size and direction mix. A Target gives them (nicdiag.Host builds
+// them from what Inspect read); the record's start line carries them, so
+// that a record is judged offline the same way. The JSON field names are a
+// stable contract.
 type Limits struct {
 	// NIC is the interface name, as in the samples.
 	NIC string `json:"nic"`
@@ -42,11 +62,4 @@ type Limits struct {
 	// command thread elsewhere works across the interconnect.
 	NUMANode  int    `json:"numa_node,omitempty"`
 	LocalCPUs string `json:"local_cpus,omitempty"`
-}
-
-// WithLimits gives the run the ceilings' inputs of the NICs sampled, for
-// the verdict (Result.Verdict). A NIC without Limits is still judged
-// against the CPUs and the command.
-func WithLimits(ls ...Limits) Option {
-	return func(o *options) { o.limits = append(o.limits, ls...) }
 }

@@ -8,26 +8,45 @@ import (
 
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/irq"
+	"github.com/nicdiag/nicdiag/option"
 )
 
-// Option configures Start.
-type Option func(*options)
+// Option configures Start: one of this package's, or one of package
+// option's (option.Root samples the host tree under a snapshot directory
+// instead of the live host: a snapshot's counters do not move, so every
+// rate is 0, what tests and examples want; per-queue counters are not read
+// there, and the command of WithCommand still runs on the live host).
+type Option interface {
+	ApplyRead(*option.Read)
+	MonitorOption()
+}
+
+// own is an option of this package's.
+type own func(*options)
+
+func (own) ApplyRead(*option.Read) {}
+func (own) MonitorOption()         {}
 
 type options struct {
 	interval   time.Duration
 	duration   time.Duration
+	read       option.Read
 	irq        []irq.Option
 	cmd        *exec.Cmd
 	record     io.Writer
 	recordFile string
 	findings   []finding.Finding
-	limits     []Limits
+	limits     []Limits // the target's
 }
 
 func newOptions(opts []Option) options {
 	o := options{interval: time.Second}
 	for _, f := range opts {
-		if f != nil {
+		if f == nil {
+			continue
+		}
+		f.ApplyRead(&o.read)
+		if f, ok := f.(own); ok {
 			f(&o)
 		}
 	}
@@ -42,29 +61,26 @@ const MinInterval = 10 * time.Millisecond
 // WithInterval sets the time between samples (default 1s). Start refuses
 // one below MinInterval (ErrInterval).
 func WithInterval(d time.Duration) Option {
-	return func(o *options) { o.interval = d }
+	return own(func(o *options) { o.interval = d })
 }
 
 // WithDuration ends sampling d after Start; 0 (the default) samples until
 // Stop, the context given to Start is done, or the command exits. A command
 // still running when d has passed is ended by Stop (see WithCommand).
 func WithDuration(d time.Duration) Option {
-	return func(o *options) { o.duration = d }
+	return own(func(o *options) { o.duration = d })
 }
 
-// WithRoot samples the host tree under dir (a snapshot directory) instead
-// of the live host. A snapshot's counters do not move, so every rate is 0:
-// what tests and examples want. Per-queue counters are not read there. The
-// command of WithCommand still runs on the live host.
-func WithRoot(dir string) Option {
-	return func(o *options) { o.irq = append(o.irq, irq.WithRoot(dir)) }
-}
+// WithRoot is option.Root.
+//
+// Deprecated: use option.Root.
+func WithRoot(dir string) option.Option { return option.Root(dir) }
 
 // WithNetns reads the NICs' packet counters in the network namespace whose
 // file is at path (see irq.WithNetns): for NICs that live in a namespace
 // other than the caller's, such as a veth pair of a test bed.
 func WithNetns(path string) Option {
-	return func(o *options) { o.irq = append(o.irq, irq.WithNetns(path)) }
+	return own(func(o *options) { o.irq = append(o.irq, irq.WithNetns(path)) })
 }
 
 // WithCommand runs cmd while sampling: Start starts it (after the first
@@ -92,26 +108,26 @@ func WithNetns(path string) Option {
 // on: Start does not change it), are reaped. Processes the caller started
 // itself are left alone.
 func WithCommand(cmd *exec.Cmd) Option {
-	return func(o *options) { o.cmd = cmd }
+	return own(func(o *options) { o.cmd = cmd })
 }
 
 // WithRecord writes the run's record to w as JSON lines (see Writer): the
 // start line in Start, each sample as it is taken, the summary in Stop. A
 // write error ends the record there; Stop reports it (RecordError).
 func WithRecord(w io.Writer) Option {
-	return func(o *options) { o.record = w }
+	return own(func(o *options) { o.record = w })
 }
 
 // WithRecordFile writes the record (see WithRecord) to the file at path,
 // which Start creates (or truncates) and Stop closes. It replaces
 // WithRecord.
 func WithRecordFile(path string) Option {
-	return func(o *options) { o.recordFile = path }
+	return own(func(o *options) { o.recordFile = path })
 }
 
 // WithFindings adds findings made before the run, such as the static queue
 // and IRQ placement verdicts of nicdiag's Host.Check, to the run's
 // verdicts: Result.Summary.Findings holds both, worst first.
 func WithFindings(fs ...finding.Finding) Option {
-	return func(o *options) { o.findings = append(o.findings, slices.Clone(fs)...) }
+	return own(func(o *options) { o.findings = append(o.findings, slices.Clone(fs)...) })
 }

@@ -51,9 +51,9 @@ type Record struct {
 	// Limits are the start line's: the verdict's inputs (nil in a record
 	// written without them, or by an older nicdiag).
 	Limits []Limits
-	// Verdict is Judge over Samples and Limits, computed by ReadRecord:
-	// the same as the run's own, offline. report.Render judges a Record
-	// whose Verdict is nil.
+	// Verdict is the verdict over Samples and Limits, computed by
+	// ReadRecord with a Window fed line by line: the same as the run's
+	// own, offline. report.Render judges a Record whose Verdict is nil.
 	Verdict *Verdict
 	// Notes say what a reader should know about the record itself: that
 	// it was cut short, that the summary was recomputed, what was skipped.
@@ -61,6 +61,7 @@ type Record struct {
 
 	schemaNoted bool
 	before      []finding.Finding // the start line's
+	win         *Window           // the samples so far, judged against Limits
 }
 
 // RunInfo describes how a monitored run was made and how it ended.
@@ -171,10 +172,10 @@ func ReadRecord(r io.Reader) (*Record, error) {
 		}
 		return nil, ErrEmpty
 	}
-	v := Judge(rec.Samples, rec.Limits)
+	v := rec.window().Verdict()
 	rec.Verdict = &v
 	if rec.Summary == nil {
-		s := irq.Summarize(rec.Samples)
+		s := rec.win.Summary()
 		s.Findings = append(s.Findings, rec.before...)
 		s.Findings = append(s.Findings, v.Findings...)
 		finding.Sort(s.Findings)
@@ -285,6 +286,7 @@ func (rec *Record) decodeLine(line []byte, lineNo int, cpus map[int]bool, queues
 			return fmt.Errorf("more than %d samples", MaxSamples)
 		}
 		rec.Samples = append(rec.Samples, s)
+		rec.window().Add(s)
 	case "summary":
 		var s irq.Summary
 		if err := json.Unmarshal(body, &s); err != nil {
@@ -307,6 +309,15 @@ func (rec *Record) decodeLine(line []byte, lineNo int, cpus map[int]bool, queues
 		rec.Notes = append(rec.Notes, fmt.Sprintf("line %d: skipped an object of type %q", lineNo, kind))
 	}
 	return nil
+}
+
+// window is the record's Window, made at its first sample: a start line
+// comes first, with the limits.
+func (rec *Record) window() *Window {
+	if rec.win == nil {
+		rec.win = NewWindow(rec.Limits)
+	}
+	return rec.win
 }
 
 func isObject(m json.RawMessage) bool {

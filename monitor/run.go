@@ -13,6 +13,7 @@ import (
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/irq"
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // Run is a monitored run in progress: Start begins it, Next hands out its
@@ -33,9 +34,10 @@ type Run struct {
 	watch     atomic.Int64  // a pid for Watch to hand the sampler; -1: none
 
 	mu      sync.Mutex
-	samples []irq.Sample
+	win     *Window
+	backlog []irq.Sample // taken, not yet handed out by Next
+	skipped int          // samples Next never handed out (MaxBacklog)
 	queues  []irq.NICQueues
-	next    int           // the next sample Next hands out
 	wake    chan struct{} // closed at each new sample and at the end
 	ended   bool
 	err     error // why sampling failed; nil when it ended normally
@@ -47,11 +49,9 @@ type Run struct {
 
 // Result is what a run found.
 type Result struct {
-	// Summary holds the window's averages and verdicts (irq.Summarize),
+	// Summary holds the window's averages and verdicts (irq.Summarizer),
 	// with the findings of WithFindings, worst first.
 	Summary irq.Summary
-	// Samples are the intervals in the order they were taken.
-	Samples []irq.Sample
 	// Queues is the NIC → IRQ map sampled at the end.
 	Queues []irq.NICQueues
 	// Command is how the command of WithCommand ended; nil without one.
@@ -59,42 +59,32 @@ type Result struct {
 	// Interrupted is true when the context given to Start was done by the
 	// end of the run (Ctrl-C): the verdicts cover what was sampled.
 	Interrupted bool
-	// Verdict says which layer bound the run (Judge over the samples and
-	// the Limits of WithLimits); its findings are in Summary.Findings too.
+	// Verdict says which layer bound the run (Window.Verdict over the
+	// samples and the target's Limits); its findings are in
+	// Summary.Findings too.
 	Verdict Verdict
-	// Limits are those of WithLimits.
+	// Limits are the target's.
 	Limits []Limits
 }
 
-// Record returns the run as ReadRecord would read its record back, for
-// report.Render and report.WriteFile. Source is empty.
-func (r *Result) Record() *Record {
-	sum := r.Summary
-	v := r.Verdict
-	if v.Bound == "" { // a Result not made by Stop
-		v = Judge(r.Samples, r.Limits)
-	}
-	rec := &Record{Samples: r.Samples, Summary: &sum, Run: RunInfo{Interrupted: r.Interrupted}, Limits: r.Limits, Verdict: &v}
-	if r.Command != nil {
-		code := r.Command.ExitCode
-		rec.Run.Command, rec.Run.ExitCode, rec.Run.CommandError = r.Command.Argv, &code, r.Command.Error
-	}
-	return rec
-}
-
-// Start takes the first reading of the counters, maps the queues of nics
-// to their IRQs (nics may be empty: CPU load is still sampled), opens the
+// Start takes the first reading of the counters, maps the queues of the
+// target's interfaces to their IRQs (t may be nil, or have none: CPU load
+// is still sampled), opens the
 // record and writes its start line, starts the command, and samples in the
 // background every interval until Stop. When ctx is done the run ends, as
 // interrupted. Start fails when the interval is not positive
 // (ErrInterval), the first reading fails, the record file cannot be
 // created, or the command cannot be started (ErrCommandStart).
-func Start(ctx context.Context, nics []nicinfo.NIC, opts ...Option) (*Run, error) {
+func Start(ctx context.Context, t Target, opts ...Option) (*Run, error) {
 	o := newOptions(opts)
 	if o.interval < MinInterval {
 		return nil, ErrInterval
 	}
-	iopts := append(slices.Clone(o.irq), irq.WithInterval(o.interval))
+	var nics []nicinfo.NIC
+	if t != nil {
+		nics, o.limits = t.Monitored()
+	}
+	iopts := append([]irq.Option{option.Of(o.read), irq.WithInterval(o.interval)}, o.irq...)
 	if addrs := pathAddrs(o.limits); len(addrs) > 0 {
 		iopts = append(iopts, irq.WithPCIe(addrs...))
 	}
@@ -103,7 +93,7 @@ func Start(ctx context.Context, nics []nicinfo.NIC, opts ...Option) (*Run, error
 		return nil, err
 	}
 	r := &Run{o: o, ctx: ctx, sampler: s, cmd: o.cmd, looped: make(chan struct{}), wake: make(chan struct{}),
-		queues: slices.Clone(s.Queues())}
+		queues: slices.Clone(s.Queues()), win: NewWindow(o.limits)}
 	r.watch.Store(-1)
 	if err := r.rec.open(o); err != nil {
 		s.Close()
@@ -162,7 +152,13 @@ func (r *Run) loop(ctx context.Context) {
 		}
 		r.rec.write(func(w *Writer) error { return w.WriteSample(x) })
 		r.mu.Lock()
-		r.samples = append(r.samples, x)
+		r.win.Add(x)
+		if len(r.backlog) == MaxBacklog {
+			r.backlog[0] = irq.Sample{}
+			r.backlog = r.backlog[1:]
+			r.skipped++
+		}
+		r.backlog = append(r.backlog, x)
 		r.queues = slices.Clone(r.sampler.Queues())
 		r.signal()
 		r.mu.Unlock()
@@ -175,18 +171,25 @@ func (r *Run) signal() {
 	r.wake = make(chan struct{})
 }
 
+// MaxBacklog is the most samples a run holds for Next: a caller that
+// falls further behind misses the oldest of them (Skipped counts them).
+// The record and the verdict have every sample.
+const MaxBacklog = 1024
+
 // Next returns the next sample, waiting for it to be taken: every sample
-// once, in order, also those taken before the call. Once the run has ended
-// and every sample has been returned it returns ErrDone, or the error that
-// ended sampling (the counters could not be read; the command, if any, has
-// been killed with what it started). It returns ctx.Err() when ctx is done
-// first.
+// once, in order, also those taken before the call, as long as the caller
+// keeps within MaxBacklog of the sampling. Once the run has ended and
+// every sample held has been returned it returns ErrDone, or the error
+// that ended sampling (the counters could not be read; the command, if
+// any, has been killed with what it started). It returns ctx.Err() when
+// ctx is done first.
 func (r *Run) Next(ctx context.Context) (irq.Sample, error) {
 	for {
 		r.mu.Lock()
-		if r.next < len(r.samples) {
-			x := r.samples[r.next]
-			r.next++
+		if len(r.backlog) > 0 {
+			x := r.backlog[0]
+			r.backlog[0] = irq.Sample{}
+			r.backlog = r.backlog[1:]
 			r.mu.Unlock()
 			return x, nil
 		}
@@ -205,6 +208,28 @@ func (r *Run) Next(ctx context.Context) (irq.Sample, error) {
 		case <-ctx.Done():
 			return irq.Sample{}, ctx.Err()
 		}
+	}
+}
+
+// Skipped is the number of samples Next did not hand out because the
+// caller fell more than MaxBacklog samples behind.
+func (r *Run) Skipped() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.skipped
+}
+
+// Wait waits for the run to end by itself (WithDuration has passed, the
+// command of WithCommand has exited, or the context given to Start is
+// done), then stops it and returns what Stop returns. It returns
+// ctx.Err() when ctx is done first; the run goes on. The samples need not
+// be taken with Next meanwhile.
+func (r *Run) Wait(ctx context.Context) (*Result, error) {
+	select {
+	case <-r.looped:
+		return r.Stop()
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
 }
 
@@ -262,14 +287,14 @@ func (r *Run) stop() (*Result, error) {
 		cr = r.endCommand()
 	}
 	r.mu.Lock()
-	samples, queues, failed := r.samples, r.queues, r.err
+	win, queues, failed := r.win, r.queues, r.err
 	r.mu.Unlock()
 	if failed != nil {
 		r.rec.close()
 		return nil, failed
 	}
-	res := &Result{Summary: irq.Summarize(samples), Samples: samples, Queues: queues, Command: cr,
-		Interrupted: r.ctx.Err() != nil, Limits: r.o.limits, Verdict: Judge(samples, r.o.limits)}
+	res := &Result{Summary: win.Summary(), Queues: queues, Command: cr,
+		Interrupted: r.ctx.Err() != nil, Limits: r.o.limits, Verdict: win.Verdict()}
 	res.Summary.Findings = append(res.Summary.Findings, r.o.findings...)
 	res.Summary.Findings = append(res.Summary.Findings, res.Verdict.Findings...)
 	finding.Sort(res.Summary.Findings)

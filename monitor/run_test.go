@@ -36,7 +36,7 @@ func snapNICs(t *testing.T, root string) []nicinfo.NIC {
 func TestRunSnapshot(t *testing.T) {
 	var rec bytes.Buffer
 	static := finding.Finding{Code: finding.IRQAffinityConcentrate, Severity: finding.Warn, Subject: "enp1s0f0", Summary: "static"}
-	run, err := Start(context.Background(), snapNICs(t, snap), WithRoot(snap), WithInterval(10*time.Millisecond),
+	run, err := Start(context.Background(), NICs(snapNICs(t, snap)...), WithRoot(snap), WithInterval(10*time.Millisecond),
 		WithDuration(200*time.Millisecond), WithRecord(&rec), WithFindings(static))
 	if err != nil {
 		t.Fatal(err)
@@ -59,13 +59,16 @@ func TestRunSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(seen) < 2 || len(res.Samples) != len(seen) || res.Summary.Samples != len(seen) {
-		t.Fatalf("Next gave %d samples, the result holds %d (summary %d)", len(seen), len(res.Samples), res.Summary.Samples)
+	if len(seen) < 2 || res.Summary.Samples != len(seen) || res.Verdict.Samples != len(seen) {
+		t.Fatalf("Next gave %d samples, the summary is of %d, the verdict of %d", len(seen), res.Summary.Samples, res.Verdict.Samples)
 	}
-	for i, x := range res.Samples {
-		if !x.Time.Equal(seen[i]) {
+	for i := 1; i < len(seen); i++ {
+		if !seen[i].After(seen[i-1]) {
 			t.Errorf("sample %d out of order", i)
 		}
+	}
+	if run.Skipped() != 0 {
+		t.Errorf("%d samples skipped", run.Skipped())
 	}
 	if res.Interrupted || res.Command != nil {
 		t.Errorf("interrupted %v, command %+v", res.Interrupted, res.Command)
@@ -103,8 +106,8 @@ func TestRunStopEarly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Samples) == 0 || len(res.Samples[0].CPUs) == 0 || len(res.Samples[0].NICs) != 0 {
-		t.Fatalf("%d samples: %+v", len(res.Samples), res.Samples)
+	if s := res.Summary; s.Samples == 0 || len(s.CPUs) == 0 || len(s.NICs) != 0 {
+		t.Fatalf("summary of %d samples: %+v", s.Samples, s)
 	}
 }
 
@@ -175,8 +178,8 @@ func TestRunCommandExitStatus(t *testing.T) {
 	if c == nil || c.ExitCode != 3 || c.Error != "exit status 3" || c.Signal != 0 || strings.Join(c.Argv, " ") != "sh -c echo from-command; read x; exit 3" {
 		t.Fatalf("command = %+v", c)
 	}
-	if out.String() != "from-command\n" || res.Interrupted || len(res.Samples) == 0 {
-		t.Errorf("output %q, interrupted %v, %d samples", out.String(), res.Interrupted, len(res.Samples))
+	if out.String() != "from-command\n" || res.Interrupted || res.Summary.Samples == 0 {
+		t.Errorf("output %q, interrupted %v, %d samples", out.String(), res.Interrupted, res.Summary.Samples)
 	}
 	got, err := ReadRecord(&rec)
 	if err != nil {

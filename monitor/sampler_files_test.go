@@ -34,7 +34,7 @@ func TestRunClosesSamplerFiles(t *testing.T) {
 	before := open()
 	// No duration: the run samples until Stop, so the files are still open
 	// when counted however slow the machine.
-	run, err := Start(context.Background(), snapNICs(t, snap), WithRoot(snap), WithInterval(10*time.Millisecond))
+	run, err := Start(context.Background(), NICs(snapNICs(t, snap)...), WithRoot(snap), WithInterval(10*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}

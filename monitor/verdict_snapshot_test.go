@@ -20,7 +20,8 @@ func snapshotLimits(t *testing.T, name string) []monitor.Limits {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return h.Limits()
+	_, limits := h.Monitored()
+	return limits
 }
 
 // forwarding is ports forwarding full-size frames both ways at pps each.

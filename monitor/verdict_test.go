@@ -228,43 +228,79 @@ func TestJudgeDoesNotCryWolf(t *testing.T) {
 	}
 }
 
-// TestJudgeRunThatEnded: a run that simply ended (idle and partial
-// samples after the load) is judged on its active samples, and its means
-// are not diluted by the rest.
+// TestJudgeRunThatEnded: a run judged over its span, from the first to
+// the last sample that moved traffic: the idle samples before and after
+// are left out, and of the first and the last sample the part the load
+// filled (here a load generator that started half-way through one sample
+// and ended 0.3 s into another). Its rates, and the CPU load of the
+// samples between, are those of the load alone.
 func TestJudgeRunThatEnded(t *testing.T) {
 	busy := runOf{cpus: pairCPUs(), nics: pairNICs(1)}
 	idle := runOf{cpus: idleCPUs(0, 1, 2, 3), nics: pairNICs(0)}
-	partial := runOf{cpus: pairCPUs(), nics: pairNICs(0.3)}
 	only := Judge(busy.samples(8), pairLimits())
 	wantBound(t, only, BoundPCIe)
+	edge := func(fill float64) []irq.Sample {
+		return runOf{cpus: idleCPUs(0, 1, 2, 3), nics: pairNICs(fill)}.samples(1)
+	}
 
-	v := Judge(concat(busy.samples(8), idle.samples(6), partial.samples(2)), pairLimits())
+	v := Judge(concat(idle.samples(3), edge(0.5), busy.samples(8), edge(0.3), idle.samples(6)), pairLimits())
 	wantBound(t, v, BoundPCIe)
-	if v.Samples != 16 || v.ActiveSamples != 8 || v.ActiveSeconds != 8 {
-		t.Errorf("samples %d active %d (%v s), want 16, 8 (8 s)", v.Samples, v.ActiveSamples, v.ActiveSeconds)
+	if v.Samples != 19 || v.ActiveSamples != 10 || !near(v.ActiveSeconds, 8.8, 1e-9) {
+		t.Errorf("samples %d active %d (%v s), want 19, 10 (8.8 s)", v.Samples, v.ActiveSamples, v.ActiveSeconds)
 	}
 	if !near(v.AchievedMbps, only.AchievedMbps, 1e-9) || !near(*v.Share, *only.Share, 1e-12) {
-		t.Errorf("achieved %v at %v, want the active samples' %v at %v", v.AchievedMbps, *v.Share, only.AchievedMbps, *only.Share)
+		t.Errorf("achieved %v at %v, want the load's %v at %v", v.AchievedMbps, *v.Share, only.AchievedMbps, *only.Share)
 	}
-	if !near(v.AchievedMbps, 2*56_740*fullFrame*8/1e6, 1e-6) {
-		t.Errorf("achieved %v Mb/s, want both ports' 56,740 frames/s of 1518 bytes", v.AchievedMbps)
+	if !near(v.AchievedMbps, 2*56_740*fullFrame*8/1e6, 1e-6) || !near(v.PeakMbps, v.AchievedMbps, 1e-6) {
+		t.Errorf("achieved %v Mb/s, peak %v; want both ports' 56,740 frames/s of 1518 bytes", v.AchievedMbps, v.PeakMbps)
 	}
 	if v.BusiestCPU == nil || v.BusiestCPU.CPU != 0 || !near(v.BusiestCPU.BusyPct, 31, 1e-9) {
-		t.Errorf("busiest %+v, want CPU 0 at 31 %% (the active samples' mean)", v.BusiestCPU)
+		t.Errorf("busiest %+v, want CPU 0 at 31 %% (the load's samples)", v.BusiestCPU)
 	}
 	for _, tr := range v.Traffic {
 		if !near(tr.FramesPerS, 56_740, 1e-6) {
 			t.Errorf("%s %s at %v frames/s, want 56,740", tr.NIC, tr.Direction, tr.FramesPerS)
 		}
 	}
-	if !strings.Contains(oneFinding(t, v, finding.RunPCIeBound).Evidence["active_samples"], "8 of 16 (8.0 s)") {
+	if !strings.Contains(oneFinding(t, v, finding.RunPCIeBound).Evidence["active_samples"], "10 of 19 (8.8 s)") {
 		t.Errorf("evidence %v", v.Findings)
 	}
-	// Diluted over every sample, the run would have read as 54 % of the
-	// hop: outside_host. The active share is the edge: half the peak counts.
-	edge := Judge(concat(busy.samples(4), runOf{cpus: pairCPUs(), nics: pairNICs(0.51)}.samples(2), runOf{cpus: pairCPUs(), nics: pairNICs(0.49)}.samples(3)), pairLimits())
-	if edge.ActiveSamples != 6 {
-		t.Errorf("%d active samples, want 6: 51 %% of the peak counts, 49 %% does not", edge.ActiveSamples)
+	// Diluted over every sample, the run would have read as 46 % of the
+	// hop: outside_host.
+	if all := v.AchievedMbps * 8.8 / 19; all/(*v.CeilingMbps) > 0.5 {
+		t.Fatalf("the test does not dilute: %v", all)
+	}
+}
+
+// TestJudgeSpan: what belongs to the run's span. A lull inside the run
+// counts (the load generator's report counts it too); what trails off
+// under a tenth of the busiest sample after the last traffic does not; a
+// sample ten times busier than anything before begins the span anew
+// (background traffic before the load).
+func TestJudgeSpan(t *testing.T) {
+	at := func(scale float64, n int) []irq.Sample {
+		return runOf{cpus: pairCPUs(), nics: pairNICs(scale)}.samples(n)
+	}
+	for _, c := range []struct {
+		name        string
+		samples     []irq.Sample
+		active      int
+		busySeconds float64 // the load's bytes, in seconds at full rate
+		spanSeconds float64
+	}{
+		{"a lull inside", concat(at(1, 3), at(0, 2), at(1, 3)), 8, 6, 8},
+		{"a trickle after", concat(at(1, 5), at(0.05, 4)), 5, 5, 5},
+		{"background before", concat(at(0.05, 4), at(1, 5)), 5, 5, 5},
+		{"uneven", concat(at(0.2, 2), at(1, 2), at(0.5, 3), at(0.9, 1)), 8, 0.4 + 2 + 1.5 + 0.9, 8},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			v := Judge(c.samples, pairLimits())
+			want := 2 * 56_740 * fullFrame * 8 / 1e6 * c.busySeconds / c.spanSeconds
+			if v.ActiveSamples != c.active || !near(v.ActiveSeconds, c.spanSeconds, 1e-9) || !near(v.AchievedMbps, want, 1e-6) {
+				t.Errorf("%d samples over %v s at %v Mb/s; want %d over %v s at %v", v.ActiveSamples, v.ActiveSeconds, v.AchievedMbps,
+					c.active, c.spanSeconds, want)
+			}
+		})
 	}
 }
 

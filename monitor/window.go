@@ -1,274 +1,158 @@
 package monitor
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
+	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/irq"
 )
 
-// activeShare: a sample counts towards the verdict when the sampled NICs
-// moved at least this share of the run's busiest sample. The idle seconds
-// before a load generator starts and after it ends would otherwise dilute
-// every mean, and a run that simply ended would read as one far from its
-// ceilings.
-const activeShare = 0.5
+// Window is a monitored run reduced as its samples arrive: the summary's
+// means and window findings (irq.Summarizer), the loss counts of every
+// sample, and the layers' sums over the run's span, from the first to the
+// last sample that moved traffic. Add takes one sample at a time and
+// keeps none, so its memory does not grow with the run's length; Summary
+// and Verdict may be asked at any point. A Run feeds its samples to one,
+// ReadRecord a record's, Judge a slice's: the same samples make the same
+// verdict. It is not safe for concurrent use.
+type Window struct {
+	limits  []Limits
+	sum     irq.Summarizer
+	losses  *lossLayer
+	span    span
+	samples int
+	peak    float64 // the busiest sample's busier direction, frame Mb/s
+	most    load    // the busiest sample's load
+}
 
-// window is the run reduced to what the verdict weighs: means over the
-// active samples, loss counts over every sample.
-type window struct {
-	samples, active int
-	seconds         float64 // of the active samples
-	peakMbps        float64
-	peakPPS         float64
-	accounted       bool
-	nics            []*nicUse // in sample order
-	cpus            []*cpuUse // by CPU id
-	threads         []*threadUse
-	pcie            map[string]irq.PCIeState // the latest state seen while active
-	pcieAll         []irq.PCIeSummary        // every address over the weighed samples
+// NewWindow returns an empty window judged against limits (see Limits;
+// nil judges against the CPUs and the command only).
+func NewWindow(limits []Limits) *Window {
+	return &Window{limits: cleanLimits(limits), losses: new(lossLayer)}
 }
 
 // usableInterval reports whether a sample's interval can weigh in the
-// window: positive, at most a day (ReadRecord's bound).
+// verdict: positive, at most a day (ReadRecord's bound).
 func usableInterval(dt float64) bool { return dt > 0 && dt <= maxInterval }
 
-// nicUse is one NIC over the window. Rates are means over the active
-// samples; counts are over every sample.
-type nicUse struct {
-	name                       string
-	rxPPS, txPPS, rxBPS, txBPS float64
-	rxPackets                  float64 // every sample, for loss shares
-	losses                     []lossCount
-}
-
-type lossCount struct {
-	name  string
-	class irq.LossClass
-	count float64
-	secs  float64 // seconds it was counted in
-}
-
-// cpuUse is one CPU's mean load over the active samples.
-type cpuUse struct {
-	cpu                                      int
-	busy, packet, steal, user, system, irq   float64
-	softirq, netRX, netTX, nicIRQs, softnetP float64
-	secs                                     float64
-	irqKnown                                 bool
-	// mhz is the mean clock over the samples that read it (mhzSecs
-	// long); maxMHz the CPU's maximum.
-	mhz, mhzSecs, maxMHz float64
-}
-
-// threadUse is one task of the command over the active samples it was
-// present in.
-type threadUse struct {
-	pid, tid     int
-	comm         string
-	user, system float64 // % of a CPU, mean over secs
-	secs         float64
-	onCPU        map[int]float64 // busy seconds per CPU
-}
-
-// cpu is where the thread spent most of its busy time.
-func (t *threadUse) cpu() int {
-	best, bestT := -1, -1.0
-	for c, v := range t.onCPU {
-		if v > bestT || (v == bestT && c < best) {
-			best, bestT = c, v
-		}
+// Add weighs sample x in.
+func (w *Window) Add(x irq.Sample) {
+	w.samples++
+	w.sum.Add(x)
+	if !usableInterval(x.IntervalS) {
+		return // weighs in no mean, sets no peak
 	}
-	return best
-}
-
-func (t *threadUse) busy() float64 { return t.user + t.system }
-
-// frameBits is a NIC counter's traffic in the model's unit, Ethernet frame
-// bits (header and FCS): Linux drivers count bytes without the FCS, so 4
-// bytes are added per packet.
-func frameBits(bytesPerS, pktsPerS float64) float64 { return (bytesPerS + 4*pktsPerS) * 8 }
-
-// FrameMbps is a NIC's byte and packet rates in the verdict's unit,
-// Ethernet frame megabits per second (frameBits), for renderers.
-func FrameMbps(bytesPerS, pktsPerS float64) float64 { return frameBits(bytesPerS, pktsPerS) / 1e6 }
-
-// maxRate is the largest rate (bytes, packets or counts per second) a
-// sample is taken to mean: above it, or negative, NaN or infinite, a rate
-// is a broken counter, not traffic, and reads as 0. One such value would
-// otherwise turn every mean and ceiling into NaN or Inf.
-const maxRate = 1e15
-
-// rate is v as a rate: 0 when it is not one (see maxRate).
-func rate(v float64) float64 {
-	if v >= 0 && v <= maxRate {
-		return v
-	}
-	return 0
-}
-
-// pctOf is v as a percentage of one CPU: in [0, 100], 0 when NaN.
-func pctOf(v float64) float64 {
-	if v >= 0 {
-		return math.Min(v, 100)
-	}
-	return 0
-}
-
-// nicRates are a NIC's rates in a sample, as rates (see rate).
-func nicRates(n irq.NICRate) (rxPPS, txPPS, rxBPS, txBPS float64) {
-	return rate(n.RXPacketsPerS), rate(n.TXPacketsPerS), rate(n.RXBytesPerS), rate(n.TXBytesPerS)
-}
-
-// sampleTraffic is the sampled NICs' traffic in one sample: frame Mb/s and
-// frames/s, both directions.
-func sampleTraffic(x irq.Sample) (mbps, pps float64) {
+	w.losses.add(&x, x.IntervalS)
+	var rx, tx float64
 	for _, n := range x.NICs {
 		rxP, txP, rxB, txB := nicRates(n)
-		mbps += (frameBits(rxB, rxP) + frameBits(txB, txP)) / 1e6
-		pps += rxP + txP
+		rx += frameBits(rxB, rxP) / 1e6
+		tx += frameBits(txB, txP) / 1e6
 	}
-	return mbps, pps
+	w.peak = max(w.peak, rx, tx)
+	w.most = w.most.max(sampleLoad(&x))
+	w.span.add(&x)
 }
 
-// reduce builds the window of samples.
-func reduce(samples []irq.Sample) *window {
-	w := &window{samples: len(samples), accounted: true, pcie: map[string]irq.PCIeState{}}
-	for _, x := range samples {
-		if !usableInterval(x.IntervalS) {
-			continue // as below: a sample that is not weighed sets no peak
-		}
-		m, p := sampleTraffic(x)
-		w.peakMbps, w.peakPPS = math.Max(w.peakMbps, m), math.Max(w.peakPPS, p)
+// Samples is the number of samples added.
+func (w *Window) Samples() int { return w.samples }
+
+// Summary is the window's means and window findings over every sample
+// added (irq.Summarizer).
+func (w *Window) Summary() irq.Summary { return w.sum.Summary() }
+
+// Judge returns the verdict on samples against limits: a Window of them.
+func Judge(samples []irq.Sample, limits []Limits) Verdict {
+	w := NewWindow(limits)
+	for i := range samples {
+		w.Add(samples[i])
 	}
-	nics := map[string]*nicUse{}
-	cpus := map[int]*cpuUse{}
-	threads := map[int]*threadUse{}
-	var withPCIe []irq.Sample // the weighed samples that read a PCIe state
-	for _, x := range samples {
-		dt := x.IntervalS
-		if !usableInterval(dt) {
-			continue
-		}
-		m, p := sampleTraffic(x)
-		active := w.peakMbps > 0 && m >= activeShare*w.peakMbps || w.peakMbps == 0 && p >= activeShare*w.peakPPS && p > 0
-		for _, n := range x.NICs {
-			u := nics[n.Name]
-			if u == nil {
-				u = &nicUse{name: n.Name}
-				nics[n.Name] = u
-				w.nics = append(w.nics, u)
-			}
-			rxP, txP, rxB, txB := nicRates(n)
-			u.rxPackets += rxP * dt
-			for _, l := range n.Losses {
-				i := slices.IndexFunc(u.losses, func(c lossCount) bool { return c.name == l.Name })
-				if i < 0 {
-					u.losses = append(u.losses, lossCount{name: l.Name, class: l.Class})
-					i = len(u.losses) - 1
-				}
-				u.losses[i].count += rate(l.PerS) * dt
-				u.losses[i].secs += dt
-			}
-			if active {
-				u.rxPPS += rxP * dt
-				u.txPPS += txP * dt
-				u.rxBPS += rxB * dt
-				u.txBPS += txB * dt
-			}
-		}
-		if len(x.PCIe) > 0 {
-			withPCIe = append(withPCIe, x)
-		}
-		for _, s := range x.PCIe {
-			if active && s.Error == "" && s.GTs > 0 {
-				w.pcie[s.Address] = s
-			}
-		}
-		if !active {
-			continue
-		}
-		w.active++
-		w.seconds += dt
-		w.accounted = w.accounted && x.IRQTimeAccounted
-		for _, c := range x.CPUs {
-			u := cpus[c.CPU]
-			if u == nil {
-				u = &cpuUse{cpu: c.CPU, irqKnown: true}
-				cpus[c.CPU] = u
-			}
-			u.secs += dt
-			u.busy += pctOf(c.BusyPct) * dt
-			packet := pctOf(c.SoftIRQPct)
-			if c.IRQPct != nil {
-				packet = math.Min(packet+pctOf(*c.IRQPct), 100)
-			}
-			u.packet += packet * dt
-			u.steal += pctOf(c.StealPct) * dt
-			u.user += pctOf(c.UserPct) * dt
-			u.system += pctOf(c.SystemPct) * dt
-			u.softirq += pctOf(c.SoftIRQPct) * dt
-			if c.IRQPct != nil {
-				u.irq += pctOf(*c.IRQPct) * dt
-			} else {
-				u.irqKnown = false
-			}
-			if c.MHz != nil && *c.MHz > 0 && *c.MHz < 1e6 {
-				u.mhz += *c.MHz * dt
-				u.mhzSecs += dt
-				if c.MaxMHz != nil && *c.MaxMHz > 0 && *c.MaxMHz < 1e6 {
-					u.maxMHz = *c.MaxMHz
-				}
-			}
-			u.netRX += rate(c.NetRXPerS) * dt
-			u.netTX += rate(c.NetTXPerS) * dt
-			u.nicIRQs += rate(c.NICIRQsPerS) * dt
-			u.softnetP += rate(c.SoftnetProcessedPerS) * dt
-		}
-		for _, t := range x.Threads {
-			u := threads[t.TID]
-			if u == nil {
-				u = &threadUse{pid: t.PID, tid: t.TID, onCPU: map[int]float64{}}
-				threads[t.TID] = u
-				w.threads = append(w.threads, u)
-			}
-			u.comm = t.Comm
-			u.secs += dt
-			user, system := pctOf(t.UserPct), pctOf(t.SystemPct)
-			u.user += user * dt
-			u.system += system * dt
-			u.onCPU[t.CPU] += (user + system) * dt
-		}
-	}
-	if w.seconds > 0 {
-		for _, u := range w.nics {
-			u.rxPPS, u.txPPS, u.rxBPS, u.txBPS = u.rxPPS/w.seconds, u.txPPS/w.seconds, u.rxBPS/w.seconds, u.txBPS/w.seconds
-		}
-	}
-	for _, u := range cpus {
-		for _, p := range []*float64{&u.busy, &u.packet, &u.steal, &u.user, &u.system, &u.softirq, &u.irq,
-			&u.netRX, &u.netTX, &u.nicIRQs, &u.softnetP} {
-			*p /= u.secs
-		}
-		if u.mhzSecs > 0 {
-			u.mhz /= u.mhzSecs
-		}
-		w.cpus = append(w.cpus, u)
-	}
-	slices.SortFunc(w.cpus, func(a, b *cpuUse) int { return a.cpu - b.cpu })
-	w.pcieAll = irq.SummarizePCIe(withPCIe)
-	for _, t := range w.threads {
-		t.user, t.system = t.user/t.secs, t.system/t.secs
-	}
-	return w
+	return w.Verdict()
 }
 
-// nic returns the window's use of the NIC called name, or nil.
-func (w *window) nic(name string) *nicUse {
-	for _, u := range w.nics {
-		if u.name == name {
-			return u
+// judgement is the span's sums made means, for the layers to judge by.
+func (w *Window) judgement() *judgement {
+	interior, all := w.span.sums()
+	j := &judgement{limits: w.limits, lim: map[string]Limits{}, layers: interior, losses: w.losses,
+		pcieRun: w.sum.Summary().PCIe}
+	for _, l := range w.limits {
+		j.lim[l.NIC] = l
+	}
+	j.traffic = all[0].(*trafficLayer)
+	j.traffic.means(w.span.seconds())
+	for _, l := range interior {
+		switch l := l.(type) {
+		case *cpuLayer:
+			j.cpu = l
+		case *commandLayer:
+			j.command = l
+		case *pcieLayer:
+			j.pcie = l
 		}
 	}
-	return nil
+	j.command.means()
+	j.cpu.means()
+	return j
+}
+
+// Verdict returns the judgement on the run so far: what it achieved
+// against each ceiling at its own frame size and direction mix, the layer
+// that bound it, and its findings (the run.* codes of finding). Rates are
+// over the run's span: from the first to the last sample that moved
+// traffic, the parts of those two samples before the traffic began and
+// after it ended left out; CPU and thread loads over the samples between
+// them.
+func (w *Window) Verdict() Verdict {
+	j := w.judgement()
+	v := Verdict{Samples: w.samples, ActiveSamples: w.span.samples(), ActiveSeconds: j.traffic.secs, PeakMbps: w.peak}
+	w.losses.offer(j, &v)
+	v.BusiestCPU = j.cpu.busiest()
+	if w.span.first == nil {
+		v.Bound = BoundUnknown
+		// No finding: an idle host is no news.
+		v.Summary = fmt.Sprintf("the sampled NICs moved almost nothing (at most %s, %s frames/s, in %d samples): there is no run to judge",
+			mbps(w.most.mbps), num(w.most.pps), w.samples)
+		return v
+	}
+	for _, l := range j.layers {
+		l.offer(j, &v)
+	}
+	// A ceiling whose numbers overflowed (absurd counters against a tiny
+	// capacity) says nothing and would make the verdict unencodable.
+	v.Ceilings = slices.DeleteFunc(v.Ceilings, func(c Ceiling) bool {
+		return !finite(c.Share) || !finite(c.AchievedMbps) || !finite(c.CeilingMbps)
+	})
+	sortCeilings(v.Ceilings)
+	fillTrafficCeilings(v.Traffic, v.Ceilings)
+	v.decide(j)
+	v.Findings = append(v.Findings, v.verdictFinding())
+	v.Findings = append(v.Findings, w.losses.findings(j, &v)...)
+	for _, l := range j.layers {
+		v.Findings = append(v.Findings, l.findings(j, &v)...)
+	}
+	finding.Sort(v.Findings)
+	return v
+}
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+// maxLimitMbps bounds a rate in Limits (1 Pb/s); cleanLimits drops rates
+// above it, negative, NaN or infinite, as unknown.
+const maxLimitMbps = 1e9
+
+// cleanLimits returns ls with each rate that is not one (see
+// maxLimitMbps) set to 0, unknown. ls itself is not changed.
+func cleanLimits(ls []Limits) []Limits {
+	out := slices.Clone(ls)
+	for i := range out {
+		l := &out[i]
+		for _, p := range []*float64{&l.PortMbps, &l.USBMbps, &l.MovesMbps} {
+			if !(*p > 0 && *p <= maxLimitMbps) {
+				*p = 0
+			}
+		}
+	}
+	return out
 }

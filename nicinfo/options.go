@@ -4,10 +4,24 @@ import (
 	"time"
 
 	"github.com/nicdiag/nicdiag/internal/fsroot"
+	"github.com/nicdiag/nicdiag/option"
 )
 
-// Option configures List and Get.
-type Option func(*options)
+// Option configures List, Get and the other readers: one of this
+// package's (WithPCIIDs, WithEthtool, WithNetlink, WithSoftwareBrief), or
+// one of package option's (option.Root, option.ReadBudget,
+// option.ReadDeadline). A snapshot root has DefaultReadBudget unless one
+// of the latter says otherwise; the live host has none.
+type Option interface {
+	ApplyRead(*option.Read)
+	NICInfoOption()
+}
+
+// own is an option of this package's.
+type own func(*options)
+
+func (own) ApplyRead(*option.Read) {}
+func (own) NICInfoOption()         {}
 
 type options struct {
 	root       fsroot.Root
@@ -16,86 +30,53 @@ type options struct {
 	ethtoolSet bool
 	netlink    bool
 	brief      bool // WithSoftwareBrief
-	// deadline ends the call's reads of the root (WithReadBudget,
-	// WithReadDeadline); without one a snapshot gets DefaultReadBudget.
-	deadline    time.Time
-	deadlineSet bool
 }
 
 // DefaultReadBudget is how long one call may spend reading a snapshot root
-// unless WithReadBudget or WithReadDeadline says otherwise. The live host
+// unless option.ReadBudget or option.ReadDeadline says otherwise. The live host
 // has no budget by default.
 const DefaultReadBudget = 30 * time.Second
 
 // ErrReadBudget is wrapped by the errors of the reads a spent budget stopped
-// (see WithReadBudget): the call fails with it when nothing could be listed,
+// (see option.ReadBudget): the call fails with it when nothing could be listed,
 // and names it in Missing when it stopped part way. errors.Is(err,
 // context.DeadlineExceeded) also holds for it.
 var ErrReadBudget = fsroot.ErrBudget
 
-// WithRoot reads the kernel trees under dir (an unpacked snapshot) instead of
-// the live host. "" and "/" mean the live host.
-func WithRoot(dir string) Option {
-	return func(o *options) {
-		o.root = fsroot.New(dir)
-		o.applyDeadline()
-	}
-}
+// WithRoot is option.Root.
+//
+// Deprecated: use option.Root.
+func WithRoot(dir string) option.Option { return option.Root(dir) }
 
-// WithReadBudget bounds the time a call spends reading the root: once d has
-// passed since the call began, every read left fails at once with an error
-// wrapping ErrReadBudget. d <= 0 means no budget, on a snapshot too (see
-// DefaultReadBudget).
-func WithReadBudget(d time.Duration) Option {
-	return func(o *options) {
-		o.deadline, o.deadlineSet = time.Time{}, true
-		if d > 0 {
-			o.deadline = time.Now().Add(d)
-		}
-		o.applyDeadline()
-	}
-}
+// WithReadBudget is option.ReadBudget.
+//
+// Deprecated: use option.ReadBudget.
+func WithReadBudget(d time.Duration) option.Option { return option.ReadBudget(d) }
 
-// WithReadDeadline is WithReadBudget with the end given as a time, for
-// calls that share one budget; the zero time means no budget.
-func WithReadDeadline(t time.Time) Option {
-	return func(o *options) {
-		o.deadline, o.deadlineSet = t, true
-		o.applyDeadline()
-	}
-}
-
-// applyDeadline gives the root its deadline, whichever of WithRoot and
-// WithReadBudget came first: the one set, else DefaultReadBudget for a
-// snapshot.
-func (o *options) applyDeadline() {
-	switch {
-	case o.deadlineSet:
-		o.root = o.root.WithDeadline(o.deadline)
-	case !o.root.Live():
-		o.root = o.root.WithBudget(DefaultReadBudget)
-	}
-}
+// WithReadDeadline is option.ReadDeadline.
+//
+// Deprecated: use option.ReadDeadline.
+func WithReadDeadline(t time.Time) option.Option { return option.ReadDeadline(t) }
 
 // WithPCIIDs names the pci.ids file (plain or .gz) to take names from. By
 // default the root's own usr/share/{misc,hwdata}/pci.ids(.gz) is used when a
 // snapshot ships one, else the host's /usr/share/misc/pci.ids,
 // /usr/share/hwdata/pci.ids and their .gz variants. Nothing is ever fetched.
 func WithPCIIDs(path string) Option {
-	return func(o *options) { o.pciIDs = path }
+	return own(func(o *options) { o.pciIDs = path })
 }
 
 // WithEthtool sets where ethtool answers come from. By default the live host
 // asks the kernel (LiveEthtool) and a snapshot reads ethtool/IFACE.json
 // (EthtoolFiles). nil turns ethtool off: its fields are named in Missing.
 func WithEthtool(src EthtoolSource) Option {
-	return func(o *options) { o.ethtool, o.ethtoolSet = src, true }
+	return own(func(o *options) { o.ethtool, o.ethtoolSet = src, true })
 }
 
 // WithNetlink turns the netlink query for link kinds on the live host on
 // (the default) or off. Snapshots never use netlink.
 func WithNetlink(on bool) Option {
-	return func(o *options) { o.netlink = on }
+	return own(func(o *options) { o.netlink = on })
 }
 
 // WithSoftwareBrief has List and Get read a software interface (one with no
@@ -108,22 +89,40 @@ func WithNetlink(on bool) Option {
 // without --all: a host with hundreds of veth pairs is spared a dozen
 // ethtool requests for each.
 func WithSoftwareBrief() Option {
-	return func(o *options) { o.brief = true }
+	return own(func(o *options) { o.brief = true })
 }
 
 func buildOptions(opts []Option) options {
-	o := options{netlink: true}
-	for _, f := range opts {
-		if f != nil {
-			f(&o)
-		}
-	}
+	o := applyOptions(opts)
 	if !o.ethtoolSet {
 		if o.root.Live() {
 			o.ethtool = LiveEthtool()
 		} else {
 			o.ethtool = fileEthtool{root: o.root} // the same root, deadline and all
 		}
+	}
+	return o
+}
+
+// applyOptions gathers opts, with no ethtool source made.
+func applyOptions(opts []Option) options {
+	o := options{netlink: true}
+	var r option.Read
+	for _, f := range opts {
+		if f == nil {
+			continue
+		}
+		f.ApplyRead(&r)
+		if f, ok := f.(own); ok {
+			f(&o)
+		}
+	}
+	o.root = fsroot.New(r.Root)
+	switch end, ok := r.End(time.Now()); {
+	case ok:
+		o.root = o.root.WithDeadline(end)
+	case !o.root.Live():
+		o.root = o.root.WithBudget(DefaultReadBudget)
 	}
 	return o
 }

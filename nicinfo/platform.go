@@ -56,12 +56,7 @@ const maxCPUInfo = 16 << 20
 // their fields empty: without root every one of them is still readable, and
 // a snapshot that lacks them is simply a host that names no hypervisor.
 func ReadPlatform(ctx context.Context, opts ...Option) Platform {
-	var o options // not buildOptions: no ethtool source is needed
-	for _, f := range opts {
-		if f != nil {
-			f(&o)
-		}
-	}
+	o := applyOptions(opts) // no ethtool source is needed
 	var p Platform
 	if ctx.Err() != nil {
 		return p

@@ -75,12 +75,7 @@ const maxNetlinkJSON = 4 << 20
 // under WithRoot (a snapshot without them has none). Function is left
 // empty; List fills it.
 func VFConfigs(ctx context.Context, opts ...Option) (map[string][]VFConfig, error) {
-	var o options
-	for _, f := range opts {
-		if f != nil {
-			f(&o)
-		}
-	}
+	o := applyOptions(opts)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

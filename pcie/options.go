@@ -4,43 +4,59 @@ import (
 	"time"
 
 	"github.com/nicdiag/nicdiag/internal/fsroot"
+	"github.com/nicdiag/nicdiag/option"
 )
 
-// Option configures PathTo, Links and ReadLinkAttrs.
-type Option func(*options)
+// Option configures PathTo, Links and ReadLinkAttrs: one of this
+// package's (WithNamer), or one of package option's (option.Root,
+// option.ReadBudget, option.ReadDeadline).
+type Option interface {
+	ApplyRead(*option.Read)
+	PCIeOption()
+}
+
+// own is an option of this package's.
+type own func(*options)
+
+func (own) ApplyRead(*option.Read) {}
+func (own) PCIeOption()            {}
 
 type options struct {
-	root     fsroot.Root
-	deadline time.Time
-	namer    func(vendor, device uint16) string
+	root  fsroot.Root
+	namer func(vendor, device uint16) string
 }
 
-// WithRoot reads the kernel trees under dir (an unpacked snapshot) instead of
-// the live host. "" and "/" mean the live host.
-func WithRoot(dir string) Option {
-	return func(o *options) { o.root = fsroot.New(dir) }
-}
+// WithRoot is option.Root.
+//
+// Deprecated: use option.Root.
+func WithRoot(dir string) option.Option { return option.Root(dir) }
+
+// WithReadDeadline is option.ReadDeadline: after t every read fails at
+// once with an error matching context.DeadlineExceeded, and what was not
+// read is reported as unread.
+//
+// Deprecated: use option.ReadDeadline.
+func WithReadDeadline(t time.Time) option.Option { return option.ReadDeadline(t) }
 
 // WithNamer fills End.Name from vendor and device IDs, e.g. with a pci.ids
 // lookup. Without it names stay empty; this package never reads pci.ids.
 func WithNamer(f func(vendor, device uint16) string) Option {
-	return func(o *options) { o.namer = f }
-}
-
-// WithReadDeadline stops the reads of the root's files at t: after it every
-// read fails at once with an error matching context.DeadlineExceeded, and
-// what was not read is reported as unread. The zero time sets no deadline.
-func WithReadDeadline(t time.Time) Option {
-	return func(o *options) { o.deadline = t }
+	return own(func(o *options) { o.namer = f })
 }
 
 func buildOptions(opts []Option) options {
 	var o options
+	var r option.Read
 	for _, f := range opts {
-		if f != nil {
+		if f == nil {
+			continue
+		}
+		f.ApplyRead(&r)
+		if f, ok := f.(own); ok {
 			f(&o)
 		}
 	}
-	o.root = o.root.WithDeadline(o.deadline)
+	end, _ := r.End(time.Now())
+	o.root = fsroot.New(r.Root).WithDeadline(end)
 	return o
 }

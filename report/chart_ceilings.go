@@ -51,7 +51,7 @@ func ceilingChart(v *view, vd *monitor.Verdict) chart {
 		"Each horizontal line is a ceiling of the verdict at this run's own frame sizes and direction mix, labelled with its layer, its figure, how much of it the run reached and what it is; "+
 		"the solid black one, where there is one, is the ceiling that bound the run. A ceiling applies to the busier direction, and is drawn where the summed traffic would be with that ceiling full; "+
 		"a ceiling of only some of the NICs (one port's link) gives that sum after its own figure. "+
-		"Ceilings other than the nearest (and the nearest inside the host) that are above %g× the peak are listed under the plot instead of drawn. The verdict's means are over %d of the %d samples, those with traffic.",
+		"Ceilings other than the nearest (and the nearest inside the host) that are above %g× the peak are listed under the plot instead of drawn. The verdict's rates are over %d of the %d samples, the run's span with traffic.",
 		len(names), strings.Join(shown, ", "), offScale, vd.ActiveSamples, vd.Samples)
 	return chart{ID: ceilingsID, Title: ceilingsTitle, SVG: c.svg(), Caption: caption + v.bucketNote()}
 }

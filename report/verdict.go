@@ -83,7 +83,7 @@ func newPageVerdict(v *monitor.Verdict, computed bool) *pageVerdict {
 		p.Facts = append(p.Facts, [2]string{"busiest CPU", fmt.Sprintf("CPU %d, %.0f %% busy (%.0f %% irq+softirq, %.0f %% user, %.0f %% system, %.0f %% steal)",
 			b.CPU, b.BusyPct, b.PacketPct, b.UserPct, b.SystemPct, b.StealPct)})
 	}
-	p.Facts = append(p.Facts, [2]string{"judged over", fmt.Sprintf("%d of %d samples (%s s) with traffic: those that moved at least half as much as the busiest",
+	p.Facts = append(p.Facts, [2]string{"judged over", fmt.Sprintf("%d of %d samples (%s s) with traffic: the run's span, from the first to the last sample that moved traffic",
 		v.ActiveSamples, v.Samples, strconv.FormatFloat(round(v.ActiveSeconds, 1), 'f', -1, 64))})
 
 	p.CeilHead = []string{"", "layer", "what", "direction", "NICs", "achieved", "ceiling", "share"}

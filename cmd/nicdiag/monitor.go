@@ -9,13 +9,11 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/nicdiag/nicdiag"
-	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/internal/procs"
 	"github.com/nicdiag/nicdiag/monitor"
 	"github.com/nicdiag/nicdiag/nicinfo"
@@ -71,9 +69,9 @@ the run reached (90 % or more): run.ethernet_bound, run.pcie_bound,
 run.tunnel_bound, run.usb_bound, run.core_bound, run.command_bound; else
 run.nic_drops (0.1 % of the packets offered, and 10 a second), run.pause
 (10 pause frames/s), or run.outside_host; run.unknown when nothing is
-known to judge the traffic against. The means are over the samples that moved
-at least half as much as the busiest, so idle seconds before and after the
-load do not dilute them.
+known to judge the traffic against. Rates are over the run's span, from the
+first to the last sample that moved traffic, as the load generator's own
+report counts them; the busiest sample is shown beside them (peak).
 
 --json writes one JSON line per sample and a summary line at the end
 (with a command: only the summary). --record FILE writes the same lines,
@@ -120,14 +118,26 @@ func runMonitor(ctx context.Context, e *env, args []string, f monitorFlags) int 
 			return e.fail(fmt.Errorf("monitor: --report %s: %w", f.report, err))
 		}
 	}
-	nics, static, limits, err := monitorTargets(ctx, args)
+	h, err := monitorHost(ctx, args)
 	if err != nil {
 		return e.fail(err)
 	}
-	opts := []monitor.Option{monitor.WithInterval(f.interval), monitor.WithDuration(f.duration), monitor.WithFindings(static...),
-		monitor.WithLimits(limits...)}
-	if f.record != "" {
-		opts = append(opts, monitor.WithRecordFile(f.record))
+	opts := []monitor.Option{monitor.WithInterval(f.interval), monitor.WithDuration(f.duration),
+		monitor.WithFindings(h.Check(queueCheckers()...)...)}
+	record := f.record
+	if record == "" && f.report != "" {
+		// The report draws every sample: they are read back from a
+		// record of nicdiag's own.
+		tmp, err := os.CreateTemp(e.tempDir(), "run-*.jsonl")
+		if err != nil {
+			return e.fail(fmt.Errorf("monitor: --report: %w", err))
+		}
+		tmp.Close()
+		record = tmp.Name()
+		defer os.Remove(record)
+	}
+	if record != "" {
+		opts = append(opts, monitor.WithRecordFile(record))
 	}
 	argv := e.command
 	release := func() {} // gives the terminal back once the command has ended
@@ -143,7 +153,7 @@ func runMonitor(ctx context.Context, e *env, args []string, f monitorFlags) int 
 		}
 		opts = append(opts, monitor.WithCommand(cmd))
 	}
-	run, err := monitor.Start(ctx, nics, opts...)
+	run, err := h.Monitor(ctx, opts...)
 	if err != nil {
 		release()
 		return e.fail(err)
@@ -168,11 +178,11 @@ func runMonitor(ctx context.Context, e *env, args []string, f monitorFlags) int 
 		if !errors.As(err, &re) {
 			return e.fail(err)
 		}
-		fmt.Fprintf(e.stderr, "nicdiag: monitor: writing %s: %v\n", f.record, re.Err)
+		fmt.Fprintf(e.stderr, "nicdiag: monitor: writing %s: %v\n", record, re.Err)
 	}
 	view.summary(res)
 	if f.report != "" {
-		writeRunReport(e, f, res)
+		writeRunReport(e, f.report, record, f.record != "")
 	}
 	return exitFor(res.Summary.Findings)
 }
@@ -239,49 +249,40 @@ func endChildren() {
 // childrenWait bounds endChildren's wait for killed processes to die.
 const childrenWait = time.Second
 
-// monitorTargets inspects the host once and returns the netdevs to sample
-// (the netdevs among those named and what they sit on, or every physical
-// NIC), the static queue and IRQ placement
-// verdicts the run's own are added to, and the NICs' ceilings' inputs.
-func monitorTargets(ctx context.Context, names []string) ([]nicinfo.NIC, []finding.Finding, []monitor.Limits, error) {
+// monitorHost inspects the host once, selecting the netdevs among those
+// named and what they sit on, or every physical NIC: what the run samples
+// and judges (Host.Monitor).
+func monitorHost(ctx context.Context, names []string) (*nicdiag.Host, error) {
 	h, err := nicdiag.Inspect(ctx, nicdiag.WithInterfaces(names...))
-	if err != nil {
-		if errors.Is(err, nicinfo.ErrNoInterface) {
-			err = fmt.Errorf("%w (to run a command, put it after --)", err)
-		}
-		return nil, nil, nil, err
+	if err != nil && errors.Is(err, nicinfo.ErrNoInterface) {
+		err = fmt.Errorf("%w (to run a command, put it after --)", err)
 	}
-	var nics []nicinfo.NIC
-	for _, n := range h.Selected {
-		if n.Netdev() {
-			nics = append(nics, n.NIC)
-		}
-	}
-	return nics, h.Check(queueCheckers()...), h.Limits(), nil
+	return h, err
 }
 
-// writeRunReport writes --report at the end of a run; a failure is
-// reported and does not change the exit code.
-func writeRunReport(e *env, f monitorFlags, res *monitor.Result) {
-	r := res.Record()
-	if f.record != "" {
-		r.Source = filepath.Base(f.record)
+// writeRunReport writes the report of the run recorded at record; a
+// failure is reported and does not change the exit code.
+func writeRunReport(e *env, out, record string, named bool) {
+	r, err := monitor.ReadRecordFile(record)
+	if err == nil {
+		if !named {
+			r.Source = "" // a file of nicdiag's own
+		}
+		err = report.WriteFile(out, r)
 	}
-	if err := report.WriteFile(f.report, r); err != nil {
-		fmt.Fprintf(e.stderr, "nicdiag: monitor: writing report %s: %v\n", f.report, err)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "nicdiag: monitor: writing report %s: %v\n", out, err)
 	}
 }
 
 // queueCheckers are the checks of queue and IRQ placement: the static
 // verdicts a run's own are added to.
 func queueCheckers() []nicdiag.Checker {
-	var out []nicdiag.Checker
-	for _, c := range nicdiag.Checkers() {
-		if slices.Contains(c.Codes, finding.IRQAffinityConcentrate) {
-			out = append(out, c)
-		}
+	cs, err := nicdiag.CheckersNamed("queues")
+	if err != nil {
+		panic(err) // a checker renamed without this name
 	}
-	return out
+	return cs
 }
 
 // writableDir reports why files cannot be created in dir, or nil.
