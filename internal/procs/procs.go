@@ -5,7 +5,6 @@
 package procs
 
 import (
-	"bytes"
 	"os"
 	"strconv"
 )
@@ -32,25 +31,11 @@ func Read(pid int) (Proc, bool) {
 
 // Parse parses a /proc/PID/stat line: "pid (comm) state ppid pgrp
 // session ... starttime(22) ...". The comm may hold spaces and
-// parentheses; the fields after it start past its last ')'.
+// parentheses; the fields after it start past its last ')'. It is
+// ParseStat's Proc.
 func Parse(pid int, b []byte) (Proc, bool) {
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return Proc{}, false
-	}
-	f := bytes.Fields(b[i+1:])
-	if len(f) < 20 || len(f[0]) != 1 {
-		return Proc{}, false
-	}
-	p := Proc{PID: pid, State: f[0][0]}
-	var err1, err2, err3 error
-	p.PPID, err1 = strconv.Atoi(string(f[1]))
-	p.PGID, err2 = strconv.Atoi(string(f[2]))
-	p.Start, err3 = strconv.ParseUint(string(f[19]), 10, 64)
-	if err1 != nil || err2 != nil || err3 != nil {
-		return Proc{}, false
-	}
-	return p, true
+	s, ok := ParseStat(pid, b)
+	return s.Proc, ok
 }
 
 // List reads the stat of every process in /proc.
