@@ -1,0 +1,176 @@
+package stack
+
+import (
+	"fmt"
+	"net/netip"
+	"os"
+	"runtime"
+	"strings"
+
+	"github.com/vishvananda/netlink"
+	"github.com/vishvananda/netlink/nl"
+	"github.com/vishvananda/netns"
+)
+
+// liveNS is a namespace's netlink side on the live host.
+type liveNS struct {
+	h      netns.NsHandle // netns.None() for the caller's namespace
+	diag   *diagConn
+	nlh    *netlink.Handle
+	rt     *nl.SocketHandle // RTM_GETQDISC for cake's options, opened when needed
+	dumped bool             // a sock_diag dump was taken at an earlier reading
+	flows  map[uint64]flowPrev
+	others map[uint64]uint32 // cookies of sockets not the run's, by reading
+	qd     map[qkey]qPrev
+	routes map[netip.Addr]int // a peer's interface index (0: none)
+	links  map[int]string     // interface names by index
+	ifidx  map[string]int     // WithInterfaces's indexes by name
+}
+
+// openNS opens the namespace of t: its file and netlink sockets on the
+// live host, nothing under a root.
+func (s *Sampler) openNS(t target) (*nsState, error) {
+	n := &nsState{id: t.id, path: t.path}
+	if !s.o.root.Live() {
+		return n, nil
+	}
+	l := &liveNS{h: netns.None(), flows: map[uint64]flowPrev{}, others: map[uint64]uint32{}, qd: map[qkey]qPrev{},
+		routes: map[netip.Addr]int{}, links: map[int]string{}, ifidx: map[string]int{}}
+	if t.path != "" {
+		h, err := netns.GetFromPath(t.path)
+		if err != nil {
+			return nil, fmt.Errorf("stack: network namespace %s: %w", t.path, err)
+		}
+		l.h = h
+	}
+	var err error
+	if l.diag, err = openDiag(l.h); err == nil {
+		l.nlh, err = netlink.NewHandleAt(l.h)
+	}
+	if err != nil {
+		l.close()
+		return nil, fmt.Errorf("stack: network namespace %s: %w", n.name(), err)
+	}
+	n.live = l
+	return n, nil
+}
+
+// close releases the sockets and the namespace.
+func (l *liveNS) close() {
+	if l == nil {
+		return
+	}
+	l.diag.close()
+	if l.nlh != nil {
+		l.nlh.Close()
+		l.nlh = nil
+	}
+	if l.rt != nil {
+		l.rt.Close()
+		l.rt = nil
+	}
+	if l.h.IsOpen() {
+		l.h.Close()
+	}
+}
+
+// openFiles opens n's files: through the root for the caller's namespace
+// (and under a root), else on a thread inside the namespace.
+func (s *Sampler) openFiles(n *nsState) {
+	if n.live == nil || !n.live.h.IsOpen() {
+		for i, p := range nsFilePaths {
+			n.files.f[i], n.files.err[i] = s.o.root.Open(p)
+		}
+		return
+	}
+	err := inNetns(n.live.h, func() {
+		for i, p := range nsFilePaths {
+			n.files.f[i], n.files.err[i] = os.Open(threadPath(p))
+		}
+	})
+	if err != nil {
+		for i := range n.files.err {
+			n.files.err[i] = fmt.Errorf("network namespace %s: %w", n.path, err)
+		}
+	}
+}
+
+// threadPath names a /proc/net file as the calling thread sees it (its
+// namespace, not the process's).
+func threadPath(p string) string {
+	if rest, ok := strings.CutPrefix(p, "/proc/net/"); ok {
+		return "/proc/thread-self/net/" + rest
+	}
+	return p
+}
+
+// inNetns runs f on a thread switched into ns and back (or, when
+// switching back fails, left locked to end with its goroutine): a /proc
+// net or sysctl file opened in f reads ns's values.
+func inNetns(ns netns.NsHandle, f func()) error {
+	var err error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		runtime.LockOSThread()
+		orig, gerr := netns.Get()
+		if gerr != nil {
+			err = gerr
+			return
+		}
+		defer orig.Close()
+		if err = netns.Set(ns); err != nil {
+			return
+		}
+		f()
+		if netns.Set(orig) == nil {
+			runtime.UnlockOSThread()
+		}
+	}()
+	<-done
+	return err
+}
+
+// readLive reads n's flows, their routes, and the qdiscs of the
+// interfaces watched in n.
+func (s *Sampler) readLive(n *nsState, x *Sample) {
+	ifs := s.readFlows(n, x)
+	if n.main {
+		for _, name := range s.o.ifaces {
+			idx, err := n.live.index(name)
+			if err != nil {
+				n.missing(x, "interface "+name, err)
+				continue
+			}
+			ifs[idx] = true
+		}
+	}
+	s.readQdiscs(n, ifs, x)
+}
+
+// index returns the index of the interface name, cached.
+func (l *liveNS) index(name string) (int, error) {
+	if i, ok := l.ifidx[name]; ok {
+		return i, nil
+	}
+	link, err := l.nlh.LinkByName(name)
+	if err != nil {
+		return 0, err
+	}
+	i := link.Attrs().Index
+	l.ifidx[name], l.links[i] = i, name
+	return i, nil
+}
+
+// linkName returns the name of the interface index, cached.
+func (l *liveNS) linkName(idx int) string {
+	if name, ok := l.links[idx]; ok {
+		return name
+	}
+	name := ""
+	if link, err := l.nlh.LinkByIndex(idx); err == nil {
+		name = link.Attrs().Name
+	}
+	l.links[idx] = name
+	return name
+}

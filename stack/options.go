@@ -1,0 +1,84 @@
+package stack
+
+import (
+	"time"
+
+	"github.com/nicdiag/nicdiag/internal/fsroot"
+)
+
+// Option configures NewSampler.
+type Option func(*options)
+
+type options struct {
+	root      fsroot.Root
+	deadline  time.Time
+	netns     []string
+	pid       int
+	ifaces    []string
+	scanEvery time.Duration
+	now       func() time.Time
+}
+
+func newOptions(opts []Option) options {
+	o := options{scanEvery: time.Second, now: time.Now}
+	for _, f := range opts {
+		if f != nil {
+			f(&o)
+		}
+	}
+	o.root = o.root.WithDeadline(o.deadline)
+	return o
+}
+
+// WithRoot reads /proc under dir instead of the live host ("/"): a
+// recorded /proc tree (its net/snmp, net/netstat, net/stat/nf_conntrack,
+// sys/net/..., PID/stat files) reads like the live one, as one network
+// namespace. Under another root nothing is asked over netlink: there are
+// no flows, qdiscs or routes, and WithNetns has no effect.
+func WithRoot(dir string) Option {
+	return func(o *options) { o.root = fsroot.New(dir) }
+}
+
+// WithReadDeadline stops the reads of the root's files at t: after it,
+// every read fails at once with an error matching
+// context.DeadlineExceeded. The zero time sets no deadline.
+func WithReadDeadline(t time.Time) Option {
+	return func(o *options) { o.deadline = t }
+}
+
+// WithNetns adds the network namespace whose file is at path
+// ("/run/netns/NAME", "/proc/PID/ns/net") to those read; the interfaces of
+// WithInterfaces are in the first one given. It may be given more than
+// once. The namespace file is opened once and held.
+func WithNetns(path string) Option {
+	return func(o *options) { o.netns = append(o.netns, path) }
+}
+
+// WithProcessTree makes the run the process pid and every process below
+// it (Sampler.Watch can set it later): its sockets are the flows, its
+// network namespaces those read, and its time on each CPU the run's own.
+func WithProcessTree(pid int) Option {
+	return func(o *options) { o.pid = max(pid, 0) }
+}
+
+// WithInterfaces names interfaces whose qdiscs are read, beside those the
+// flows route through; without a process tree, the flows are the sockets
+// bound to these interfaces' addresses. Without either, the flows are
+// every socket of the namespaces read not bound to a loopback address.
+func WithInterfaces(names ...string) Option {
+	return func(o *options) { o.ifaces = append(o.ifaces, names...) }
+}
+
+// WithScanEvery sets how often the process table is scanned for the work
+// on each CPU and the run's process tree: at the first reading at least d
+// after the previous scan (default 1 s; 0 or less: every reading).
+// A scan reads every /proc/PID/stat (BenchmarkScan); between scans the
+// process tree is the last scan's.
+func WithScanEvery(d time.Duration) Option {
+	return func(o *options) { o.scanEvery = d }
+}
+
+// withClock replaces time.Now (tests).
+func withClock(now func() time.Time) Option {
+	return func(o *options) { o.now = now }
+}
