@@ -125,6 +125,7 @@ func (fs *flowSet) add(m *diagMsg) {
 	f.count(&cur, &p)
 	if idx := fs.route(m); idx > 0 {
 		fs.perIf[idx]++
+		f.Iface = l.linkName(idx)
 	}
 	fs.x.Flows = append(fs.x.Flows, f)
 }

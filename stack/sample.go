@@ -26,6 +26,9 @@ type Sample struct {
 	// Interfaces are those the flows route through (a route lookup of each
 	// flow's peer in its namespace), with the flows on each.
 	Interfaces []Interface `json:"interfaces,omitempty"`
+	// RunPID is the root of the run's process tree (WithProcessTree,
+	// Watch); 0 when none is watched: every process is then other work.
+	RunPID int `json:"run_pid,omitempty"`
 	// Missing names what could not be read this interval.
 	Missing []string `json:"missing,omitempty"`
 }
@@ -56,16 +59,16 @@ type Namespace struct {
 // UDPRcvbufErrors: a datagram dropped for a full receive buffer is counted
 // in both.
 type SocketCounters struct {
-	UDPInDatagrams  uint64 `json:"udp_in_datagrams"`
-	UDPOutDatagrams uint64 `json:"udp_out_datagrams"`
-	UDPNoPorts      uint64 `json:"udp_no_ports"`
-	UDPInErrors     uint64 `json:"udp_in_errors"`
-	UDPRcvbufErrors uint64 `json:"udp_rcvbuf_errors"`
-	UDPSndbufErrors uint64 `json:"udp_sndbuf_errors"`
-	UDPMemErrors    uint64 `json:"udp_mem_errors"`
-	TCPInSegs       uint64 `json:"tcp_in_segs"`
-	TCPOutSegs      uint64 `json:"tcp_out_segs"`
-	TCPRetransSegs  uint64 `json:"tcp_retrans_segs"`
+	UDPInDatagrams  uint64 `json:"udp_in_datagrams,omitempty"`
+	UDPOutDatagrams uint64 `json:"udp_out_datagrams,omitempty"`
+	UDPNoPorts      uint64 `json:"udp_no_ports,omitempty"`
+	UDPInErrors     uint64 `json:"udp_in_errors,omitempty"`
+	UDPRcvbufErrors uint64 `json:"udp_rcvbuf_errors,omitempty"`
+	UDPSndbufErrors uint64 `json:"udp_sndbuf_errors,omitempty"`
+	UDPMemErrors    uint64 `json:"udp_mem_errors,omitempty"`
+	TCPInSegs       uint64 `json:"tcp_in_segs,omitempty"`
+	TCPOutSegs      uint64 `json:"tcp_out_segs,omitempty"`
+	TCPRetransSegs  uint64 `json:"tcp_retrans_segs,omitempty"`
 	// TCPRcvQDrop: segments dropped because the receive queue was over
 	// the socket's buffer; TCPBacklogDrop: because the backlog of a socket
 	// owned by its process was full; TCPZeroWindowDrop: data beyond a zero
@@ -73,15 +76,15 @@ type SocketCounters struct {
 	// PruneCalled/RcvPruned: the receive queue pruned (and dropped) for
 	// memory; ListenOverflows/ListenDrops: connections a full accept queue
 	// refused.
-	TCPRcvQDrop        uint64 `json:"tcp_rcvq_drop"`
-	TCPBacklogDrop     uint64 `json:"tcp_backlog_drop"`
-	TCPZeroWindowDrop  uint64 `json:"tcp_zero_window_drop"`
-	TCPOFODrop         uint64 `json:"tcp_ofo_drop"`
-	PruneCalled        uint64 `json:"prune_called"`
-	RcvPruned          uint64 `json:"rcv_pruned"`
-	ListenOverflows    uint64 `json:"listen_overflows"`
-	ListenDrops        uint64 `json:"listen_drops"`
-	TCPMemoryPressures uint64 `json:"tcp_memory_pressures"`
+	TCPRcvQDrop        uint64 `json:"tcp_rcvq_drop,omitempty"`
+	TCPBacklogDrop     uint64 `json:"tcp_backlog_drop,omitempty"`
+	TCPZeroWindowDrop  uint64 `json:"tcp_zero_window_drop,omitempty"`
+	TCPOFODrop         uint64 `json:"tcp_ofo_drop,omitempty"`
+	PruneCalled        uint64 `json:"prune_called,omitempty"`
+	RcvPruned          uint64 `json:"rcv_pruned,omitempty"`
+	ListenOverflows    uint64 `json:"listen_overflows,omitempty"`
+	ListenDrops        uint64 `json:"listen_drops,omitempty"`
+	TCPMemoryPressures uint64 `json:"tcp_memory_pressures,omitempty"`
 }
 
 // Buffers are a namespace's socket buffer sysctls, in bytes (0: unread).
@@ -104,12 +107,12 @@ type Conntrack struct {
 	// Max is net.netfilter.nf_conntrack_max (the host's; set in the
 	// initial namespace).
 	Max          int64  `json:"max"`
-	Found        uint64 `json:"found"`
-	Invalid      uint64 `json:"invalid"`
-	Insert       uint64 `json:"insert"`
-	InsertFailed uint64 `json:"insert_failed"`
-	Drop         uint64 `json:"drop"`
-	EarlyDrop    uint64 `json:"early_drop"`
+	Found        uint64 `json:"found,omitempty"`
+	Invalid      uint64 `json:"invalid,omitempty"`
+	Insert       uint64 `json:"insert,omitempty"`
+	InsertFailed uint64 `json:"insert_failed,omitempty"`
+	Drop         uint64 `json:"drop,omitempty"`
+	EarlyDrop    uint64 `json:"early_drop,omitempty"`
 	// StatsKnown is false when /proc/net/stat/nf_conntrack was not read
 	// (the first interval, or unreadable): the counts are then 0.
 	StatsKnown bool `json:"stats_known"`
@@ -130,39 +133,42 @@ type Flow struct {
 	// when the flow was matched by address).
 	PID  int    `json:"pid,omitempty"`
 	Comm string `json:"comm,omitempty"`
+	// Iface is the interface the flow leaves by: the socket's bound
+	// device, else the route to its peer ("" when unknown).
+	Iface string `json:"iface,omitempty"`
 	// First: the socket was first seen in this interval.
 	First bool `json:"first,omitempty"`
 
-	BytesSent     uint64 `json:"bytes_sent"`
-	BytesRetrans  uint64 `json:"bytes_retrans"`
-	BytesAcked    uint64 `json:"bytes_acked"`
-	BytesReceived uint64 `json:"bytes_received"`
-	SegsOut       uint64 `json:"segs_out"`
-	SegsIn        uint64 `json:"segs_in"`
+	BytesSent     uint64 `json:"bytes_sent,omitempty"`
+	BytesRetrans  uint64 `json:"bytes_retrans,omitempty"`
+	BytesAcked    uint64 `json:"bytes_acked,omitempty"`
+	BytesReceived uint64 `json:"bytes_received,omitempty"`
+	SegsOut       uint64 `json:"segs_out,omitempty"`
+	SegsIn        uint64 `json:"segs_in,omitempty"`
 	// Retransmits are segments retransmitted (tcpi_total_retrans).
-	Retransmits uint64 `json:"retransmits"`
+	Retransmits uint64 `json:"retransmits,omitempty"`
 	// BusyUS is the time the flow had data to send (tcpi_busy_time, µs),
 	// RwndLimitedUS and SndbufLimitedUS the parts of it stalled by the
 	// peer's receive window and by this socket's send buffer. Timers is
 	// false when the kernel does not report them (before Linux 4.10).
-	BusyUS          uint64 `json:"busy_us"`
-	RwndLimitedUS   uint64 `json:"rwnd_limited_us"`
-	SndbufLimitedUS uint64 `json:"sndbuf_limited_us"`
+	BusyUS          uint64 `json:"busy_us,omitempty"`
+	RwndLimitedUS   uint64 `json:"rwnd_limited_us,omitempty"`
+	SndbufLimitedUS uint64 `json:"sndbuf_limited_us,omitempty"`
 	Timers          bool   `json:"timers"`
 	// Drops are packets the socket dropped (SK_MEMINFO_DROPS).
-	Drops uint64 `json:"drops"`
+	Drops uint64 `json:"drops,omitempty"`
 
-	RTTUS    uint32 `json:"rtt_us"`
-	MinRTTUS uint32 `json:"min_rtt_us"`
+	RTTUS    uint32 `json:"rtt_us,omitempty"`
+	MinRTTUS uint32 `json:"min_rtt_us,omitempty"`
 	// RcvRTTUS is the receiver's own RTT estimate (tcpi_rcv_rtt), what a
 	// flow that only receives has.
-	RcvRTTUS uint32 `json:"rcv_rtt_us"`
-	Cwnd     uint32 `json:"cwnd"` // segments
-	SndMSS   uint32 `json:"snd_mss"`
+	RcvRTTUS uint32 `json:"rcv_rtt_us,omitempty"`
+	Cwnd     uint32 `json:"cwnd,omitempty"` // segments
+	SndMSS   uint32 `json:"snd_mss,omitempty"`
 	// DeliveryRate is the kernel's latest delivery rate sample, in bytes
 	// per second; AppLimited when it was taken while the application had
 	// nothing to send.
-	DeliveryRate uint64 `json:"delivery_rate"`
+	DeliveryRate uint64 `json:"delivery_rate,omitempty"`
 	AppLimited   bool   `json:"app_limited,omitempty"`
 	// SndWnd is the receive window the peer advertised (Linux 5.4+),
 	// RcvWnd the one this socket advertised (Linux 6.2+); nil where the
@@ -171,14 +177,14 @@ type Flow struct {
 	RcvWnd *uint32 `json:"rcv_wnd,omitempty"`
 	// RcvSpace is the receive buffer autotuning's estimate of what the
 	// flow needs in a round trip (tcpi_rcv_space).
-	RcvSpace uint32 `json:"rcv_space"`
+	RcvSpace uint32 `json:"rcv_space,omitempty"`
 	// Rcvbuf and Sndbuf are the socket's buffer sizes (sk_rcvbuf,
 	// sk_sndbuf: what autotuning grew them to, or twice an SO_RCVBUF /
 	// SO_SNDBUF); RmemAlloc and WmemQueued what was in them.
-	Rcvbuf     uint32 `json:"rcvbuf"`
-	Sndbuf     uint32 `json:"sndbuf"`
-	RmemAlloc  uint32 `json:"rmem_alloc"`
-	WmemQueued uint32 `json:"wmem_queued"`
+	Rcvbuf     uint32 `json:"rcvbuf,omitempty"`
+	Sndbuf     uint32 `json:"sndbuf,omitempty"`
+	RmemAlloc  uint32 `json:"rmem_alloc,omitempty"`
+	WmemQueued uint32 `json:"wmem_queued,omitempty"`
 }
 
 // Qdisc is one qdisc or class of a watched interface over the interval.
@@ -199,13 +205,13 @@ type Qdisc struct {
 	// Bytes and Packets it sent, Drops, Overlimits (packets held back by
 	// the rate) and Requeues over the interval; Backlog (bytes) and Qlen
 	// (packets) queued at the reading.
-	Bytes      uint64 `json:"bytes"`
-	Packets    uint64 `json:"packets"`
-	Drops      uint64 `json:"drops"`
-	Overlimits uint64 `json:"overlimits"`
-	Requeues   uint64 `json:"requeues"`
-	Backlog    uint32 `json:"backlog"`
-	Qlen       uint32 `json:"qlen"`
+	Bytes      uint64 `json:"bytes,omitempty"`
+	Packets    uint64 `json:"packets,omitempty"`
+	Drops      uint64 `json:"drops,omitempty"`
+	Overlimits uint64 `json:"overlimits,omitempty"`
+	Requeues   uint64 `json:"requeues,omitempty"`
+	Backlog    uint32 `json:"backlog,omitempty"`
+	Qlen       uint32 `json:"qlen,omitempty"`
 }
 
 // CPUWork is the time processes took on one CPU over a scan interval, in

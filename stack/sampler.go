@@ -2,10 +2,13 @@ package stack
 
 import (
 	"context"
+	"io/fs"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Sampler reads the stack at each Read and returns the interval since the
@@ -38,7 +41,7 @@ func NewSampler(ctx context.Context, opts ...Option) (*Sampler, error) {
 	o := newOptions(opts)
 	s := &Sampler{o: o, pid: o.pid, scan: newScanner(o.root), owners: map[uint32]owner{}, ns: map[uint64]*nsState{}}
 	if o.root.Live() {
-		s.selfNS, _ = nsInode(o.root, "/proc/self/ns/net")
+		s.selfNS, _ = nsInode("/proc/self/ns/net")
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -95,6 +98,7 @@ func (s *Sampler) read(x *Sample) {
 	}
 	s.last = now
 	s.gen++
+	x.RunPID = s.pid
 	s.readProcesses(now, x)
 	s.readSockets(x)
 	for _, n := range s.targets(x) {
@@ -182,7 +186,7 @@ func (s *Sampler) targets(x *Sample) []*nsState {
 		if !live {
 			break
 		}
-		id, err := nsInode(s.o.root, p)
+		id, err := nsInode(p)
 		if err != nil {
 			x.Missing = append(x.Missing, "network namespace "+p+": "+err.Error())
 			continue
@@ -197,7 +201,7 @@ func (s *Sampler) targets(x *Sample) []*nsState {
 			break
 		}
 		p := "/proc/" + strconv.Itoa(pid) + "/ns/net"
-		if id, err := nsInode(s.o.root, p); err == nil {
+		if id, err := nsInode(p); err == nil {
 			ts = append(ts, target{id: id, path: p})
 		}
 	}
@@ -227,18 +231,14 @@ func (s *Sampler) targets(x *Sample) []*nsState {
 	return out
 }
 
-// nsInode returns the inode of the namespace file at p
-// (readlink: "net:[4026531840]").
-func nsInode(r interface{ Readlink(string) (string, error) }, p string) (uint64, error) {
-	t, err := r.Readlink(p)
-	if err != nil {
-		return 0, err
+// nsInode returns the inode number of the network namespace file at p
+// (a /proc/PID/ns/net link, a /run/netns bind mount): its id.
+func nsInode(p string) (uint64, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(p, &st); err != nil {
+		return 0, &fs.PathError{Op: "stat", Path: p, Err: err}
 	}
-	v, ok := strings.CutPrefix(t, "net:[")
-	if !ok || !strings.HasSuffix(v, "]") {
-		return 0, malformed(p, 0, "not a network namespace: %q", t)
-	}
-	return strconv.ParseUint(v[:len(v)-1], 10, 64)
+	return st.Ino, nil
 }
 
 // finish orders and caps the sample's lists.
