@@ -16,11 +16,11 @@ import (
 // on the real kernel. Names carry this process's pid and a counter, so
 // that two test runs at once do not collide.
 type bed struct {
-	t          *testing.T
-	A, B       string // namespace names
+	t            *testing.T
+	A, B         string // namespace names
 	AAddr, BAddr string
-	VA, VB     string // interface names
-	port       int
+	VA, VB       string // interface names
+	port         int
 }
 
 var bedSeq atomic.Int32

@@ -55,9 +55,9 @@ func judgeNamespaceSockets(n *NamespaceSummary, flows []FlowSummary) []Judgement
 	if c.UDPSndbufErrors > 0 {
 		share := float64(c.UDPSndbufErrors) / float64(c.UDPOutDatagrams+c.UDPSndbufErrors)
 		out = append(out, Judgement{Layer: LayerSocket, Kind: "udp_send_buffer", Subject: where, Share: share,
-			Bound: share >= dropShareMin && float64(c.UDPSndbufErrors)/secs >= dropRateMin,
-			Summary: fmt.Sprintf("the sending socket's buffer was full for %s of the datagrams (%s): the application got ENOBUFS and sent fewer", shareText(share), countText(c.UDPSndbufErrors)),
-			Fix:     "a larger SO_SNDBUF (iperf3 -w) with sysctl -w net.core.wmem_max=" + fmt.Sprint(pow2At(4*float64(wmemOf(n.Buffers)))),
+			Bound:    share >= dropShareMin && float64(c.UDPSndbufErrors)/secs >= dropRateMin,
+			Summary:  fmt.Sprintf("the sending socket's buffer was full for %s of the datagrams (%s): the application got ENOBUFS and sent fewer", shareText(share), countText(c.UDPSndbufErrors)),
+			Fix:      "a larger SO_SNDBUF (iperf3 -w) with sysctl -w net.core.wmem_max=" + fmt.Sprint(pow2At(4*float64(wmemOf(n.Buffers)))),
 			Evidence: []string{fmt.Sprintf("Udp SndbufErrors %d, OutDatagrams %d", c.UDPSndbufErrors, c.UDPOutDatagrams)}})
 	}
 	if j, ok := tcpDrops(n); ok {
@@ -65,9 +65,9 @@ func judgeNamespaceSockets(n *NamespaceSummary, flows []FlowSummary) []Judgement
 	}
 	if c.ListenOverflows > 0 || c.ListenDrops > 0 {
 		out = append(out, Judgement{Layer: LayerSocket, Kind: "listen_overflow", Subject: where,
-			Share:   1,
-			Summary: fmt.Sprintf("a listening socket's accept queue overflowed %s times: connections were refused or retried", countText(max(c.ListenOverflows, c.ListenDrops))),
-			Fix:     "a larger listen backlog in the server and sysctl -w net.core.somaxconn=4096",
+			Share:    1,
+			Summary:  fmt.Sprintf("a listening socket's accept queue overflowed %s times: connections were refused or retried", countText(max(c.ListenOverflows, c.ListenDrops))),
+			Fix:      "a larger listen backlog in the server and sysctl -w net.core.somaxconn=4096",
 			Evidence: []string{fmt.Sprintf("TcpExt ListenOverflows %d, ListenDrops %d", c.ListenOverflows, c.ListenDrops)}})
 	}
 	return out

@@ -32,11 +32,11 @@ type procPrev struct {
 
 // procCur is a process at the current scan.
 type procCur struct {
-	pid, ppid         int
-	cpu, threads      int
-	start, ticks      uint64
-	kernel            bool
-	comm              string
+	pid, ppid    int
+	cpu, threads int
+	start, ticks uint64
+	kernel       bool
+	comm         string
 }
 
 // scanner reads every process's CPU time from /proc/PID/stat at a scan
