@@ -13,6 +13,7 @@ type flowAgg struct {
 	rttS, rttW         float64 // RTT × seconds, seconds
 	rcvRTTS, rcvRTTW   float64
 	minRTT             uint32
+	rqFull, rqSeen     int // readings with the receive queue over half its buffer, readings
 }
 
 func (a *Aggregator) addFlow(f *Flow, dt float64) {
@@ -57,6 +58,12 @@ func (a *Aggregator) addFlow(f *Flow, dt float64) {
 	if f.RcvWnd != nil {
 		s.RcvWndMax = max(s.RcvWndMax, *f.RcvWnd)
 	}
+	if f.Rcvbuf > 0 && f.BytesReceived > 0 {
+		g.rqSeen++
+		if 2*uint64(f.RmemAlloc) >= uint64(f.Rcvbuf) {
+			g.rqFull++
+		}
+	}
 	s.RcvbufMax = max(s.RcvbufMax, f.Rcvbuf)
 	s.SndbufMax = max(s.SndbufMax, f.Sndbuf)
 	s.CwndMax = max(s.CwndMax, f.Cwnd)
@@ -85,6 +92,9 @@ func (g *flowAgg) summary() FlowSummary {
 		s.RcvRTTMs = g.rcvRTTS / g.rcvRTTW / 1000
 	}
 	s.MinRTTMs = float64(g.minRTT) / 1000
+	if g.rqSeen > 0 {
+		s.RecvQueueFullShare = float64(g.rqFull) / float64(g.rqSeen)
+	}
 	return s
 }
 

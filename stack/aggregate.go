@@ -215,8 +215,8 @@ func (g *qdiscAgg) summary() QdiscSummary {
 
 // cpuAgg is one CPU's work over the run's scans, in percent × seconds.
 type cpuAgg struct {
-	run, packet, other float64
-	top                map[int]*procAgg
+	run, wait, packet, other float64
+	top                      map[int]*procAgg
 }
 
 type procAgg struct {
@@ -240,6 +240,7 @@ func (a *Aggregator) addCPUs(cs []CPUWork, dt float64) {
 			a.cpus[c.CPU] = g
 		}
 		g.run += c.RunPct * dt
+		g.wait += c.RunWaitPct * dt
 		g.packet += c.PacketPct * dt
 		g.other += c.OtherPct * dt
 		for _, p := range c.Top {
@@ -277,7 +278,7 @@ func (a *Aggregator) cpuSummaries() []CPUSummary {
 	}
 	out := make([]CPUSummary, 0, len(a.cpus))
 	for id, g := range a.cpus {
-		c := CPUSummary{CPU: id, RunPct: g.run / a.cpuSpan, PacketPct: g.packet / a.cpuSpan, OtherPct: g.other / a.cpuSpan}
+		c := CPUSummary{CPU: id, RunPct: g.run / a.cpuSpan, RunWaitPct: g.wait / a.cpuSpan, PacketPct: g.packet / a.cpuSpan, OtherPct: g.other / a.cpuSpan}
 		for pid, t := range g.top {
 			c.Top = append(c.Top, ProcWork{PID: pid, Comm: t.comm, Kernel: t.kernel, Pct: t.pctS / a.cpuSpan})
 		}

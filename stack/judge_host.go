@@ -76,7 +76,7 @@ func judgeOtherWork(cpus []CPUSummary, runPID int) ([]Judgement, LayerStatus) {
 	for i := range cpus {
 		c := &cpus[i]
 		run := c.RunPct + c.PacketPct
-		if run < runUsedMin || c.OtherPct < otherMin {
+		if (run < runUsedMin && c.RunWaitPct < runUsedMin) || c.OtherPct < otherMin {
 			continue
 		}
 		other := min(c.OtherPct, 100)
@@ -85,10 +85,10 @@ func judgeOtherWork(cpus []CPUSummary, runPID int) ([]Judgement, LayerStatus) {
 			names = append(names, fmt.Sprintf("%s (PID %d) %.0f %%", p.Comm, p.PID, min(p.Pct, 100)))
 		}
 		j := Judgement{Layer: LayerOtherWork, Kind: "other_work", Subject: fmt.Sprintf("CPU %d", c.CPU), Bound: true, Share: other / 100,
-			Summary: fmt.Sprintf("other processes took %.0f %% of CPU %d, where the run's own work took %.0f %%: %s",
-				other, c.CPU, min(run, 100), strings.Join(names, ", ")),
+			Summary: fmt.Sprintf("other processes took %.0f %% of CPU %d, where the run's own work took %.0f %% and its threads waited %.0f %% of the time for it: %s",
+				other, c.CPU, min(run, 100), c.RunWaitPct, strings.Join(names, ", ")),
 			Fix:      fmt.Sprintf("give the run CPUs of its own: move the other work away (taskset -pc LIST PID) or pin the run elsewhere (taskset -c LIST CMD, iperf3 -A N); CPU %d is shared", c.CPU),
-			Evidence: []string{fmt.Sprintf("CPU %d: run %.0f %%, packet threads %.0f %%, other %.0f %%", c.CPU, c.RunPct, c.PacketPct, c.OtherPct)}}
+			Evidence: []string{fmt.Sprintf("CPU %d: run %.0f %% (waiting %.0f %%), packet threads %.0f %%, other %.0f %%", c.CPU, c.RunPct, c.RunWaitPct, c.PacketPct, c.OtherPct)}}
 		st = LayerStatus{Layer: LayerOtherWork, State: StateBound, Note: j.Summary}
 		out = append(out, j)
 	}

@@ -107,7 +107,7 @@ func tcpDrops(n *NamespaceSummary) (Judgement, bool) {
 // nsName names a namespace in a sentence.
 func nsName(n *NamespaceSummary) string {
 	switch {
-	case n.Path != "":
+	case n.Path != "" && !strings.HasPrefix(n.Path, "/proc/"):
 		return "network namespace " + n.Path
 	case n.ID != 0:
 		return fmt.Sprintf("network namespace %d", n.ID)

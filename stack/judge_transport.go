@@ -22,6 +22,10 @@ const (
 	// windowFullMin: a receiver's window is full when the rate × RTT
 	// reaches this share of it.
 	windowFullMin = 0.7
+	// queueFullMin: a receiver whose queue was over half its buffer in
+	// this share of the readings was behind: its application, not the
+	// buffer's size, closed the window.
+	queueFullMin = 0.5
 )
 
 // judgeTransport judges each TCP flow that moved data.
@@ -120,7 +124,10 @@ func judgeSender(f *FlowSummary, all []FlowSummary, ns map[uint64]NamespaceSumma
 // peer's, or this host's when the receiving socket is one of the flows.
 func senderWindow(f *FlowSummary, j *Judgement, ev []string, all []FlowSummary, ns map[uint64]NamespaceSummary) *Judgement {
 	j.Kind, j.Bound, j.Share = "peer_window", true, f.RwndLimitedShare
-	j.CeilingMbps = windowMbps(float64(f.SndWndMax), f.RTTMs)
+	// The smoothed RTT counts queueing the window did not wait on: where
+	// the window over it allows less than the flow moved, the flow's own
+	// rate is the most the window is known to allow.
+	j.CeilingMbps = max(windowMbps(float64(f.SndWndMax), f.RTTMs), f.SendMbps)
 	if f.SndWndMax > 0 {
 		ev = append(ev, "peer's window up to "+bytesText(float64(f.SndWndMax)))
 	}
@@ -128,6 +135,9 @@ func senderWindow(f *FlowSummary, j *Judgement, ev []string, all []FlowSummary, 
 	for i := range all {
 		r := &all[i]
 		if r.Local == f.Peer && r.Peer == f.Local && r.Proto == "tcp" {
+			if r.RecvQueueFullShare >= queueFullMin {
+				return receiverBehind(r, j, f.RwndLimitedShare)
+			}
 			j.Kind = "local_window"
 			j.Subject = flowName(r)
 			j.Summary = fmt.Sprintf("the flow %s waited on the receive window %s of the time it had data to send: the receiving socket %s is on this host (network namespace %d), its buffer %s",
@@ -138,8 +148,11 @@ func senderWindow(f *FlowSummary, j *Judgement, ev []string, all []FlowSummary, 
 	}
 	j.Outside = true
 	j.Summary = fmt.Sprintf("the flow %s waited on the peer's receive window %s of the time it had data to send", j.Subject, shareText(f.RwndLimitedShare))
-	if f.SndWndMax > 0 && j.CeilingMbps > 0 {
-		j.Summary += fmt.Sprintf(": a %s window over %s allows %s", bytesText(float64(f.SndWndMax)), msText(f.RTTMs), mbpsText(j.CeilingMbps))
+	if f.SndWndMax > 0 {
+		j.Summary += fmt.Sprintf(", a window of up to %s", bytesText(float64(f.SndWndMax)))
+		if w := windowMbps(float64(f.SndWndMax), f.RTTMs); w >= f.SendMbps {
+			j.Summary += fmt.Sprintf(": over %s it allows %s", msText(f.RTTMs), mbpsText(w))
+		}
 	}
 	j.Fix = "raise the receive buffer on the peer (net.ipv4.tcp_rmem max there, or its SO_RCVBUF: iperf3 -w on the server)"
 	return j
@@ -149,6 +162,10 @@ func senderWindow(f *FlowSummary, j *Judgement, ev []string, all []FlowSummary, 
 // is full when the rate × RTT fills what the socket may advertise and
 // its buffer cannot grow.
 func judgeReceiver(f *FlowSummary, ns map[uint64]NamespaceSummary) *Judgement {
+	if f.RecvQueueFullShare >= queueFullMin {
+		j := &Judgement{Layer: LayerTransport, Subject: flowName(f), AchievedMbps: f.RecvMbps}
+		return receiverBehind(f, j, 0)
+	}
 	rtt := f.RcvRTTMs
 	if rtt <= 0 {
 		rtt = f.RTTMs
@@ -171,6 +188,22 @@ func judgeReceiver(f *FlowSummary, ns map[uint64]NamespaceSummary) *Judgement {
 	if f.Drops > 0 {
 		j.Evidence = append(j.Evidence, fmt.Sprintf("the socket dropped %d packets", f.Drops))
 	}
+	return j
+}
+
+// receiverBehind judges a receiving socket of this host whose queue was
+// full: the application did not read fast enough, so the window it
+// advertised closed. That is the application's limit (its CPU, its
+// reads), not the stack's: not bound here.
+func receiverBehind(r *FlowSummary, j *Judgement, stalled float64) *Judgement {
+	j.Kind, j.Bound, j.Outside, j.Share = "receiver_behind", false, false, r.RecvQueueFullShare
+	j.Subject = flowName(r)
+	j.Summary = fmt.Sprintf("the receiving socket %s on this host was behind: its queue was over half its %s buffer in %s of the readings, so the window it advertised closed",
+		r.Local, bytesText(float64(r.RcvbufMax)), shareText(r.RecvQueueFullShare))
+	if stalled > 0 {
+		j.Summary += fmt.Sprintf(" (the sender waited on it %s of its busy time)", shareText(stalled))
+	}
+	j.Fix = "the receiving application must read faster: its CPU (taskset, fewer competing processes) or larger reads"
 	return j
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/nicdiag/nicdiag/internal/fsroot"
 	"github.com/nicdiag/nicdiag/internal/procs"
+	"github.com/nicdiag/nicdiag/internal/text"
 )
 
 // userHZ is USER_HZ, the unit of the times in /proc/PID/stat: 100 on every
@@ -26,6 +27,7 @@ const (
 // procPrev is a process's (or thread's) CPU time at the previous scan.
 type procPrev struct {
 	start, ticks uint64
+	delay        uint64 // ns waited for a CPU (the run's threads)
 	gen          uint32
 	comm         string
 }
@@ -58,13 +60,15 @@ type scanner struct {
 	tree    map[int]bool // the run's processes at the last scan
 	work    []workItem
 	pids    []int
+	tids    []int
 }
 
 // workItem is time a process took on a CPU, in ticks.
 type workItem struct {
 	cpu, pid int
 	ticks    uint64
-	class    int // classRun, classPacket, classOther
+	wait     uint64 // ns the run's thread waited for the CPU
+	class    int    // classRun, classPacket, classOther
 	comm     string
 	kernel   bool
 }
@@ -106,18 +110,19 @@ func (s *scanner) scan(now time.Time, rootPID int) ([]CPUWork, float64, error) {
 			d = c.ticks - min(c.ticks, p.ticks)
 		}
 		s.prev[c.pid] = procPrev{start: c.start, ticks: c.ticks, gen: s.gen, comm: c.comm}
-		if first || d == 0 {
+		run := s.tree[c.pid]
+		if first && !run || d == 0 && !run {
 			continue
 		}
 		class := classOther
 		switch {
-		case s.tree[c.pid]:
+		case run:
 			class = classRun
 		case c.kernel && packetThread(c.comm):
 			class = classPacket
 		}
-		if c.threads > 1 {
-			s.split(c, d, class)
+		if c.threads > 1 || run { // the run's tasks: also the time they waited for a CPU
+			s.split(c, d, class, first)
 			continue
 		}
 		s.work = append(s.work, workItem{cpu: c.cpu, pid: c.pid, ticks: d, class: class, comm: c.comm, kernel: c.kernel})
@@ -216,42 +221,65 @@ func (s *scanner) findTree(rootPID int) {
 
 // split puts a process's d ticks on the CPUs its threads ran on: each
 // thread seen at the previous scan by its own time, the rest (threads
-// new or gone since) on the process's CPU.
-func (s *scanner) split(c procCur, d uint64, class int) {
-	put := func(cpu int, t uint64) {
-		if t > 0 {
-			s.work = append(s.work, workItem{cpu: cpu, pid: c.pid, ticks: t, class: class, comm: c.comm, kernel: c.kernel})
+// new or gone since) on the process's CPU. For the run's processes it also
+// puts the time each thread waited for a CPU (run_delay in
+// /proc/PID/task/TID/schedstat) on the thread's CPU. At the first scan
+// (first) it only records the threads.
+func (s *scanner) split(c procCur, d uint64, class int, first bool) {
+	put := func(cpu int, t, wait uint64) {
+		if t > 0 || wait > 0 {
+			s.work = append(s.work, workItem{cpu: cpu, pid: c.pid, ticks: t, wait: wait, class: class, comm: c.comm, kernel: c.kernel})
 		}
 	}
 	dir, err := s.root.OpenDir("/proc/" + strconv.Itoa(c.pid) + "/task")
 	if err != nil {
-		put(c.cpu, d)
+		put(c.cpu, d, 0)
 		return
 	}
 	defer dir.Close()
-	var tids []int
+	tids := s.tids[:0]
 	s.tdents, _ = numericEntries(dir, s.tdents, func(tid int) {
 		if len(s.threads) < maxScanThreads {
 			tids = append(tids, tid)
 		}
 	})
+	s.tids = tids
 	rest := d
 	for _, tid := range tids {
-		st, ok := s.readStat("/proc/" + strconv.Itoa(c.pid) + "/task/" + strconv.Itoa(tid) + "/stat")
+		task := "/proc/" + strconv.Itoa(c.pid) + "/task/" + strconv.Itoa(tid)
+		st, ok := s.readStat(task + "/stat")
 		if !ok {
 			continue
 		}
-		ticks := st.UTime + st.STime
+		ticks, delay := st.UTime+st.STime, uint64(0)
+		if class == classRun {
+			delay = s.runDelay(task + "/schedstat")
+		}
 		p, seen := s.threads[tid]
-		s.threads[tid] = procPrev{start: st.Start, ticks: ticks, gen: s.gen}
-		if !seen || p.start != st.Start {
+		s.threads[tid] = procPrev{start: st.Start, ticks: ticks, delay: delay, gen: s.gen}
+		if first || !seen || p.start != st.Start {
 			continue
 		}
 		t := min(rest, ticks-min(ticks, p.ticks))
-		put(st.CPU, t)
+		put(st.CPU, t, delay-min(delay, p.delay))
 		rest -= t
 	}
-	put(c.cpu, rest)
+	if !first {
+		put(c.cpu, rest, 0)
+	}
+}
+
+// runDelay reads the time a task waited on a run queue, in ns: the second
+// field of /proc/PID/task/TID/schedstat (CONFIG_SCHED_INFO); 0 when absent.
+func (s *scanner) runDelay(p string) uint64 {
+	var err error
+	if s.buf, err = s.root.ReadInto(p, s.buf, maxStatFile); err != nil {
+		return 0
+	}
+	_, rest := nextField(bytes.TrimSpace(s.buf))
+	f, _ := nextField(rest)
+	v, _ := text.Uint(f)
+	return v
 }
 
 // packetThread reports whether a kernel thread's name is one of the
@@ -285,6 +313,7 @@ func (s *scanner) cpuWork(dt float64) []CPUWork {
 			switch it.class {
 			case classRun:
 				w.RunPct += pct(it.ticks)
+				w.RunWaitPct += float64(it.wait) / 1e9 / dt * 100
 			case classPacket:
 				w.PacketPct += pct(it.ticks)
 			default:

@@ -222,9 +222,13 @@ type CPUWork struct {
 	// RunPct is the run's process tree; PacketPct the kernel's packet
 	// threads (ksoftirqd, threaded IRQ handlers, napi pollers): packet
 	// work, not other work; OtherPct every other process.
-	RunPct    float64 `json:"run_pct"`
-	PacketPct float64 `json:"packet_pct"`
-	OtherPct  float64 `json:"other_pct"`
+	RunPct float64 `json:"run_pct"`
+	// RunWaitPct is the time the run's threads whose CPU this was were
+	// ready to run and waited for it (schedstat run_delay; their sum,
+	// which can pass 100 with several threads).
+	RunWaitPct float64 `json:"run_wait_pct"`
+	PacketPct  float64 `json:"packet_pct"`
+	OtherPct   float64 `json:"other_pct"`
 	// Top are the busiest other processes on it (at most TopProcs).
 	Top []ProcWork `json:"top,omitempty"`
 }

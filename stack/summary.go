@@ -70,7 +70,8 @@ type LayerStatus struct {
 type Judgement struct {
 	Layer Layer `json:"layer"`
 	// Kind says which limit: transport "local_window", "peer_window",
-	// "send_buffer", "path_loss", "congestion", "app_limited"; socket
+	// "send_buffer", "path_loss", "congestion", "app_limited",
+	// "receiver_behind"; socket
 	// "udp_receive_buffer", "udp_send_buffer", "tcp_receive_drops",
 	// "listen_overflow"; qdisc "shaper", "qdisc_drops"; conntrack
 	// "conntrack_full", "conntrack_drops"; other_work "other_work".
@@ -132,7 +133,11 @@ type FlowSummary struct {
 	RcvbufMax uint32 `json:"rcvbuf_max"`
 	SndbufMax uint32 `json:"sndbuf_max"`
 	CwndMax   uint32 `json:"cwnd_max,omitempty"`
-	Drops     uint64 `json:"drops,omitempty"`
+	// RecvQueueFullShare is the share of the readings, of those in which
+	// the flow received, that found its receive queue over half its
+	// buffer: the receiving application was behind.
+	RecvQueueFullShare float64 `json:"recv_queue_full_share,omitempty"`
+	Drops              uint64  `json:"drops,omitempty"`
 }
 
 // NamespaceSummary is one network namespace over the run: its socket
@@ -174,11 +179,12 @@ type QdiscSummary struct {
 // the CPU (a task's time goes to the CPU it last ran on, so a CPU's
 // shares can add up past 100 where tasks moved).
 type CPUSummary struct {
-	CPU       int        `json:"cpu"`
-	RunPct    float64    `json:"run_pct"`
-	PacketPct float64    `json:"packet_pct"`
-	OtherPct  float64    `json:"other_pct"`
-	Top       []ProcWork `json:"top,omitempty"`
+	CPU        int        `json:"cpu"`
+	RunPct     float64    `json:"run_pct"`
+	RunWaitPct float64    `json:"run_wait_pct"`
+	PacketPct  float64    `json:"packet_pct"`
+	OtherPct   float64    `json:"other_pct"`
+	Top        []ProcWork `json:"top,omitempty"`
 }
 
 // InterfaceSummary is an interface the run's flows went through.
