@@ -2,6 +2,7 @@ package stack
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -137,4 +138,83 @@ func sampleWhile(t *testing.T, s *Sampler, cmd *exec.Cmd, interval time.Duration
 			out = append(out, x)
 		}
 	}
+}
+
+// treeRun runs iperf3's server (in B, with serverArgs) and client (in A,
+// with clientArgs) as one process tree, the run, sampling it every 250 ms
+// with the process tree watched and the table scanned at each reading,
+// and returns the run's Summary and the Aggregator.
+func (b *bed) treeRun(clientArgs, serverArgs string, opts ...Option) (Summary, *Aggregator) {
+	b.t.Helper()
+	script := fmt.Sprintf(`ip netns exec %s iperf3 -s -1 -p %d %s >/dev/null &
+i=0
+until ip netns exec %s ss -Hltn "sport = :%d" | grep -q .; do
+	i=$((i + 1)); [ $i -lt 200 ] || exit 9
+	sleep 0.025
+done
+ip netns exec %s iperf3 -c %s -p %d -t 2 %s >/dev/null
+rc=$?
+wait
+exit $rc`, b.B, b.port, serverArgs, b.B, b.port, b.A, b.BAddr, b.port, clientArgs)
+	cmd := exec.Command("sh", "-c", script)
+	if err := cmd.Start(); err != nil {
+		b.t.Fatal(err)
+	}
+	b.t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	s, err := NewSampler(context.Background(), append([]Option{WithProcessTree(cmd.Process.Pid), WithScanEvery(0)}, opts...)...)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer s.Close()
+	a := NewAggregator()
+	for _, x := range sampleWhile(b.t, s, cmd, 250*time.Millisecond) {
+		a.Add(x)
+	}
+	return a.Summary(), a
+}
+
+// addrRun runs iperf3's server in B and client in A with clientArgs, not
+// as the run: the sampler watches namespace A and its interface VA, and
+// matches flows by VA's address.
+func (b *bed) addrRun(clientArgs ...string) Summary {
+	b.t.Helper()
+	b.server()
+	s, err := NewSampler(context.Background(), WithNetns(b.path(b.A)), WithInterfaces(b.VA))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer s.Close()
+	a := NewAggregator()
+	for _, x := range sampleWhile(b.t, s, b.client(append([]string{"-t", "2"}, clientArgs...)...), 250*time.Millisecond) {
+		a.Add(x)
+	}
+	return a.Summary()
+}
+
+// judgement returns the first judgement of layer and kind, or nil.
+func (s *Summary) judgement(layer Layer, kind string) *Judgement {
+	for i := range s.Judgements {
+		if j := &s.Judgements[i]; j.Layer == layer && j.Kind == kind {
+			return j
+		}
+	}
+	return nil
+}
+
+// state returns layer's state.
+func (s *Summary) state(layer Layer) LayerStatus {
+	for _, l := range s.Layers {
+		if l.Layer == layer {
+			return l
+		}
+	}
+	return LayerStatus{}
+}
+
+// dump logs the summary (for a failure's diagnosis).
+func dump(t *testing.T, s Summary) {
+	t.Helper()
+	s.CPUs = nil
+	j, _ := json.MarshalIndent(s, "", " ")
+	t.Logf("summary: %s", j)
 }

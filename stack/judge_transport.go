@@ -32,27 +32,32 @@ const (
 func judgeTransport(flows []FlowSummary, ns map[uint64]NamespaceSummary, missing []string) ([]Judgement, LayerStatus) {
 	st := LayerStatus{Layer: LayerTransport, State: StateNotApplicable, Note: "no TCP flow of the run moved 1 MiB"}
 	var out []Judgement
-	for i := range flows {
-		f := &flows[i]
-		if f.Proto != "tcp" || f.BytesSent+f.BytesReceived < minFlowBytes {
-			continue
+	judged := map[string]bool{} // a receiving flow its sender's judgement named
+	for _, senders := range []bool{true, false} {
+		for i := range flows {
+			f := &flows[i]
+			if f.Proto != "tcp" || f.BytesSent+f.BytesReceived < minFlowBytes || (f.BytesSent >= f.BytesReceived) != senders {
+				continue
+			}
+			if st.State == StateNotApplicable {
+				st = LayerStatus{Layer: LayerTransport, State: StateRoom}
+			}
+			var j *Judgement
+			switch {
+			case senders:
+				j = judgeSender(f, flows, ns)
+			case !judged[flowName(f)]:
+				j = judgeReceiver(f, ns)
+			}
+			if j == nil {
+				continue
+			}
+			judged[j.Subject] = true
+			if j.Bound && !j.Outside {
+				st = LayerStatus{Layer: LayerTransport, State: StateBound, Note: j.Summary}
+			}
+			out = append(out, *j)
 		}
-		if st.State == StateNotApplicable {
-			st = LayerStatus{Layer: LayerTransport, State: StateRoom}
-		}
-		var j *Judgement
-		if f.BytesSent >= f.BytesReceived {
-			j = judgeSender(f, flows, ns)
-		} else {
-			j = judgeReceiver(f, ns)
-		}
-		if j == nil {
-			continue
-		}
-		if j.Bound && !j.Outside {
-			st = LayerStatus{Layer: LayerTransport, State: StateBound, Note: j.Summary}
-		}
-		out = append(out, *j)
 	}
 	if st.State == StateNotApplicable {
 		if m := firstWith(missing, "sock_diag"); m != "" {
@@ -135,7 +140,7 @@ func senderWindow(f *FlowSummary, j *Judgement, ev []string, all []FlowSummary, 
 	for i := range all {
 		r := &all[i]
 		if r.Local == f.Peer && r.Peer == f.Local && r.Proto == "tcp" {
-			if r.RecvQueueFullShare >= queueFullMin {
+			if r.RecvQueueFullShare >= queueFullMin && !atCap(r, ns[r.Netns].Buffers) {
 				return receiverBehind(r, j, f.RwndLimitedShare)
 			}
 			j.Kind = "local_window"
@@ -162,7 +167,7 @@ func senderWindow(f *FlowSummary, j *Judgement, ev []string, all []FlowSummary, 
 // is full when the rate × RTT fills what the socket may advertise and
 // its buffer cannot grow.
 func judgeReceiver(f *FlowSummary, ns map[uint64]NamespaceSummary) *Judgement {
-	if f.RecvQueueFullShare >= queueFullMin {
+	if f.RecvQueueFullShare >= queueFullMin && !atCap(f, ns[f.Netns].Buffers) {
 		j := &Judgement{Layer: LayerTransport, Subject: flowName(f), AchievedMbps: f.RecvMbps}
 		return receiverBehind(f, j, 0)
 	}
@@ -207,12 +212,28 @@ func receiverBehind(r *FlowSummary, j *Judgement, stalled float64) *Judgement {
 	return j
 }
 
+// atSysctl and atCoreMax report whether a receiving socket's buffer
+// reached net.ipv4.tcp_rmem's max (autotuning wanted more) or twice
+// net.core.rmem_max (an SO_RCVBUF the kernel capped).
+func atSysctl(f *FlowSummary, b *Buffers) bool {
+	return b != nil && b.TCPRmem[2] > 0 && float64(f.RcvbufMax) >= 0.9*float64(b.TCPRmem[2])
+}
+
+func atCoreMax(f *FlowSummary, b *Buffers) bool {
+	return b != nil && b.RmemMax > 0 && float64(f.RcvbufMax) >= 1.8*float64(b.RmemMax)
+}
+
+// atCap reports whether the buffer could not grow: then it is the limit
+// even where the application also lagged (autotuning grows the buffer
+// only as fast as the application reads).
+func atCap(f *FlowSummary, b *Buffers) bool { return atSysctl(f, b) || atCoreMax(f, b) }
+
 // bufferCap says what capped a receiving socket's buffer.
 func bufferCap(f *FlowSummary, b *Buffers) string {
 	switch {
-	case b != nil && b.TCPRmem[2] > 0 && float64(f.RcvbufMax) >= 0.9*float64(b.TCPRmem[2]):
+	case atSysctl(f, b):
 		return "its buffer reached net.ipv4.tcp_rmem's max, " + bytesText(float64(b.TCPRmem[2]))
-	case b != nil && b.RmemMax > 0 && float64(f.RcvbufMax) >= 1.8*float64(b.RmemMax):
+	case atCoreMax(f, b):
 		return "its buffer was set by the application (SO_RCVBUF) and capped by net.core.rmem_max, " + bytesText(float64(b.RmemMax))
 	}
 	return "its " + bytesText(float64(f.RcvbufMax)) + " buffer did not grow: the application set it (SO_RCVBUF, iperf3 -w)"
