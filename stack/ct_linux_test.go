@@ -2,6 +2,7 @@ package stack
 
 import (
 	"net"
+	"strconv"
 	"testing"
 
 	"github.com/vishvananda/netlink"
@@ -33,3 +34,5 @@ func addConntrack(t *testing.T, name string, n int) int {
 	}
 	return n
 }
+
+func itoa(i int) string { return strconv.Itoa(i) }
