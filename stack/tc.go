@@ -42,7 +42,7 @@ func cakeRate(b []byte) (uint64, bool, error) {
 	const tcaKind, tcaOptions, cakeBaseRate64 = 1, 2, 2
 	var kind, opts []byte
 	err := attrs(b, func(typ uint16, v []byte) {
-		switch typ {
+		switch typ & 0x3fff { // less NLA_F_NESTED and NLA_F_NET_BYTEORDER
 		case tcaKind:
 			kind = v
 		case tcaOptions:
