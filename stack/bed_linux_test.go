@@ -189,4 +189,3 @@ func (b *bed) addrRun(clientArgs ...string) Summary {
 	}
 	return a.Summary()
 }
-
