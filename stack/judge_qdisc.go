@@ -1,6 +1,9 @@
 package stack
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Thresholds of the qdisc judgement.
 const (
@@ -38,6 +41,16 @@ func judgeQdiscs(qs []QdiscSummary, missing []string) ([]Judgement, LayerStatus)
 	return out, st
 }
 
+// ceilingRate is the most a qdisc or class lets through, in bytes per
+// second: an htb class under another class borrows up to its ceil; one
+// under the qdisc has no class to borrow from and stops at its rate.
+func ceilingRate(q *QdiscSummary) uint64 {
+	if q.Class && q.Ceil > 0 && q.Parent != "root" && !strings.HasSuffix(q.Parent, ":") {
+		return q.Ceil
+	}
+	return q.Rate
+}
+
 // qdiscName names a qdisc: "tbf 1: on veth0", "htb class 1:10 on eth0".
 func qdiscName(q *QdiscSummary) string {
 	if q.Class {
@@ -49,10 +62,7 @@ func qdiscName(q *QdiscSummary) string {
 // judgeQdisc judges one qdisc or class.
 func judgeQdisc(q *QdiscSummary) []Judgement {
 	var out []Judgement
-	rate := q.Rate
-	if q.Class && q.Ceil > 0 {
-		rate = q.Ceil // a class borrows up to its ceil
-	}
+	rate := ceilingRate(q)
 	if rate > 0 && q.Seconds > 0 {
 		ceil := float64(rate) * 8 / 1e6
 		share := q.Mbps / ceil
@@ -81,16 +91,13 @@ func judgeQdisc(q *QdiscSummary) []Judgement {
 // shaperFix is the command that lifts a shaper's rate (to twice the
 // rate it set), or removes it.
 func shaperFix(q *QdiscSummary) string {
-	rate := q.Rate
-	if q.Class && q.Ceil > 0 {
-		rate = q.Ceil
-	}
+	rate := ceilingRate(q)
 	to := tcRate(float64(rate) * 2 * 8)
 	where := fmt.Sprintf("dev %s %s", q.Iface, parentArg(q))
 	switch {
 	case q.Class && q.Kind == "htb":
-		return fmt.Sprintf("tc class change dev %s classid %s htb rate %s ceil %s, if the shaping is not meant that low",
-			q.Iface, q.Handle, tcRate(float64(q.Rate)*8), to)
+		return fmt.Sprintf("tc class change dev %s classid %s htb rate %s ceil %s (and its parents' ceil), if the shaping is not meant that low",
+			q.Iface, q.Handle, tcRate(float64(min(q.Rate, rate))*8), to)
 	case q.Kind == "tbf":
 		burst := max(rate*2/100, 64<<10) // 10 ms of the new rate
 		return fmt.Sprintf("tc qdisc change %s tbf rate %s burst %d latency 50ms, or tc qdisc del %s if the shaping is not meant", where, to, burst, where)

@@ -121,7 +121,8 @@ func TestJudgeSender(t *testing.T) {
 func TestJudgeQdiscs(t *testing.T) {
 	qs := []Qdisc{
 		{Netns: 1, Iface: "eth0", Kind: "htb", Handle: "1:", Parent: "root", Bytes: 12e6, Packets: 8000},
-		{Netns: 1, Iface: "eth0", Kind: "htb", Handle: "1:10", Parent: "1:", Class: true, Rate: 6.25e6, Ceil: 12.5e6, Bytes: 12e6, Packets: 8000, Overlimits: 900},
+		{Netns: 1, Iface: "eth0", Kind: "htb", Handle: "1:10", Parent: "1:1", Class: true, Rate: 6.25e6, Ceil: 12.5e6, Bytes: 12e6, Packets: 8000, Overlimits: 900},
+		{Netns: 1, Iface: "eth0", Kind: "htb", Handle: "1:20", Parent: "root", Class: true, Rate: 1.25e6, Ceil: 12.5e6, Bytes: 4e6, Packets: 3000},
 		{Netns: 1, Iface: "eth1", Kind: "cake", Handle: "8001:", Parent: "root", Rate: 125e6, Bytes: 30e6, Packets: 20000},
 		{Netns: 1, Iface: "eth2", Kind: "pfifo_fast", Handle: "0:", Parent: "root", Bytes: 1e6, Packets: 1000, Drops: 50},
 	}
@@ -140,8 +141,12 @@ func TestJudgeQdiscs(t *testing.T) {
 	}
 	// The class borrows up to its ceil, 100 Mb/s: 96 Mb/s is 96 % of it.
 	if htb == nil || !htb.Bound || htb.CeilingMbps != 100 || htb.AchievedMbps != 96 ||
-		htb.Fix != "tc class change dev eth0 classid 1:10 htb rate 50mbit ceil 200mbit, if the shaping is not meant that low" {
+		htb.Fix != "tc class change dev eth0 classid 1:10 htb rate 50mbit ceil 200mbit (and its parents' ceil), if the shaping is not meant that low" {
 		t.Errorf("htb: %+v", htb)
+	}
+	// A class under the qdisc has nothing to borrow from: its rate binds.
+	if j := findJ(s, "htb class 1:20"); j == nil || j.CeilingMbps != 10 || !j.Bound {
+		t.Errorf("root class: %+v", j)
 	}
 	if cake == nil || cake.Bound || cake.CeilingMbps != 1000 || cake.Share != 0.24 {
 		t.Errorf("cake at a quarter of its bandwidth: %+v", cake)
@@ -260,4 +265,14 @@ func TestFlowSpan(t *testing.T) {
 	if len(s.Flows) != 1 || s.Flows[0].Seconds != 6 || s.Flows[0].SendMbps != 8*5/6.0 {
 		t.Errorf("%+v", s.Flows)
 	}
+}
+
+// findJ returns the judgement whose subject holds sub.
+func findJ(s Summary, sub string) *Judgement {
+	for i := range s.Judgements {
+		if strings.Contains(s.Judgements[i].Subject, sub) {
+			return &s.Judgements[i]
+		}
+	}
+	return nil
 }

@@ -176,3 +176,35 @@ func TestConntrackPerNamespace(t *testing.T) {
 		t.Errorf("counts %v, want %d in A and 0 in B", counts, n)
 	}
 }
+
+// htb classes: 1:1 at 150mbit under the qdisc, 1:10 under it with rate
+// 50mbit and ceil 150mbit (the default class). Their rates and ceils are
+// read (in bytes per second), and the run, which 1:10 lets borrow up to
+// its ceil, is bound at 150 Mb/s.
+func TestHTBClassBindsRun(t *testing.T) {
+	b := newBed(t)
+	b.run(b.A, "tc", "qdisc", "add", "dev", b.VA, "root", "handle", "1:", "htb", "default", "10")
+	b.run(b.A, "tc", "class", "add", "dev", b.VA, "parent", "1:", "classid", "1:1", "htb", "rate", "150mbit", "ceil", "150mbit")
+	b.run(b.A, "tc", "class", "add", "dev", b.VA, "parent", "1:1", "classid", "1:10", "htb", "rate", "50mbit", "ceil", "150mbit")
+	s := b.addrRun()
+	var class *QdiscSummary
+	for i := range s.Qdiscs {
+		if q := &s.Qdiscs[i]; q.Class && q.Handle == "1:10" {
+			class = q
+		}
+	}
+	if class == nil || class.Kind != "htb" || class.Parent != "1:1" || class.Rate != 6_250_000 || class.Ceil != 18_750_000 || class.Bytes == 0 {
+		dump(t, s)
+		t.Fatalf("class %+v", class)
+	}
+	var leaf *Judgement
+	for i := range s.Judgements {
+		if j := &s.Judgements[i]; j.Kind == "shaper" && strings.Contains(j.Subject, "htb class 1:10 on "+b.VA) {
+			leaf = j
+		}
+	}
+	if leaf == nil || !leaf.Bound || leaf.CeilingMbps != 150 || s.state(LayerQdisc).State != StateBound {
+		dump(t, s)
+		t.Fatalf("%+v", leaf)
+	}
+}
