@@ -45,19 +45,3 @@ func numericEntries(d *os.File, buf []byte, f func(n int)) ([]byte, error) {
 		}
 	}
 }
-
-// decimal parses a NUL-terminated positive decimal of up to 9 digits.
-func decimal(name []byte) (int, bool) {
-	v, n := 0, 0
-	for _, c := range name {
-		if c == 0 {
-			break
-		}
-		if c < '0' || c > '9' || n == 9 {
-			return 0, false
-		}
-		v = v*10 + int(c-'0')
-		n++
-	}
-	return v, n > 0 && v > 0
-}

@@ -341,3 +341,20 @@ func (s *scanner) cpuWork(dt float64) []CPUWork {
 	}
 	return out
 }
+
+// decimal parses a positive decimal of up to 9 digits, which may end at a
+// NUL (a directory entry's name).
+func decimal(name []byte) (int, bool) {
+	v, n := 0, 0
+	for _, c := range name {
+		if c == 0 {
+			break
+		}
+		if c < '0' || c > '9' || n == 9 {
+			return 0, false
+		}
+		v = v*10 + int(c-'0')
+		n++
+	}
+	return v, n > 0 && v > 0
+}

@@ -20,6 +20,7 @@ type Sampler struct {
 	scan     *scanner
 	last     time.Time
 	lastScan time.Time
+	scanWait time.Duration    // the least time to the next scan, from the last one's cost
 	tree     []int            // the run's processes at the last scan
 	owners   map[uint32]owner // the run's sockets by inode, this reading
 	ns       map[uint64]*nsState
@@ -113,21 +114,76 @@ func (s *Sampler) read(x *Sample) {
 	s.finish(x)
 }
 
-// readProcesses scans the process table when a scan is due: the work on
-// each CPU and the run's tree.
+// scanShare bounds the time the process scan takes: a scan that took d
+// waits d ÷ scanShare before the next (2 %: a 40 ms scan of a host of
+// thousands of processes runs every 2 s at most).
+const scanShare = 0.02
+
+// readProcesses scans the process table when a scan is due (the work on
+// each CPU, and the run's tree as the parents link it), and otherwise
+// follows the run's tree from the last one through the kernel's children
+// lists.
 func (s *Sampler) readProcesses(now time.Time, x *Sample) {
-	if !s.lastScan.IsZero() && now.Sub(s.lastScan) < s.o.scanEvery {
+	if s.lastScan.IsZero() || now.Sub(s.lastScan) >= max(s.o.scanEvery, s.scanWait) {
+		s.lastScan = now
+		start := time.Now()
+		cpus, dt, err := s.scan.scan(now, s.pid)
+		s.scanWait = time.Duration(float64(time.Since(start)) / scanShare)
+		if err != nil {
+			x.Missing = append(x.Missing, "process scan: "+err.Error())
+		} else {
+			x.CPUs, x.CPUIntervalS = cpus, dt
+			s.tree = s.tree[:0]
+			for pid := range s.scan.tree {
+				s.tree = append(s.tree, pid)
+			}
+			slices.Sort(s.tree)
+			return
+		}
+	}
+	s.followTree()
+}
+
+// followTree adds to the run's tree the processes the kernel lists as
+// children of its tasks (/proc/PID/task/TID/children, CONFIG_PROC_CHILDREN),
+// from the root down, and drops those gone. Without children files the
+// tree stays the last scan's.
+func (s *Sampler) followTree() {
+	if s.pid == 0 {
 		return
 	}
-	s.lastScan = now
-	cpus, dt, err := s.scan.scan(now, s.pid)
-	if err != nil {
-		x.Missing = append(x.Missing, "process scan: "+err.Error())
-		return
+	seen := map[int]bool{s.pid: true}
+	queue := []int{s.pid}
+	for len(queue) > 0 && len(seen) < maxScanThreads {
+		pid := queue[0]
+		queue = queue[1:]
+		dir := "/proc/" + strconv.Itoa(pid) + "/task"
+		d, err := s.o.root.OpenDir(dir)
+		if err != nil {
+			delete(seen, pid) // gone
+			continue
+		}
+		s.dents, _ = numericEntries(d, s.dents, func(tid int) {
+			var err error
+			if s.buf, err = s.o.root.ReadInto(dir+"/"+strconv.Itoa(tid)+"/children", s.buf, maxProcFile); err != nil {
+				return
+			}
+			for f, rest := nextField(s.buf); len(f) > 0; f, rest = nextField(rest) {
+				if c, ok := decimal(f); ok && !seen[c] {
+					seen[c] = true
+					queue = append(queue, c)
+				}
+			}
+		})
+		d.Close()
 	}
-	x.CPUs, x.CPUIntervalS = cpus, dt
+	for _, pid := range s.tree { // the scan's, where the children files are not
+		if !seen[pid] && s.o.root.Exists("/proc/"+strconv.Itoa(pid)) {
+			seen[pid] = true
+		}
+	}
 	s.tree = s.tree[:0]
-	for pid := range s.scan.tree {
+	for pid := range seen {
 		s.tree = append(s.tree, pid)
 	}
 	slices.Sort(s.tree)
@@ -251,7 +307,7 @@ func (s *Sampler) finish(x *Sample) {
 		case ta < tb:
 			return 1
 		}
-		return strings.Compare(a.Local+a.Peer, b.Local+b.Peer)
+		return cmpU64(a.Cookie, b.Cookie)
 	})
 	if len(x.Flows) > MaxFlows {
 		x.FlowsOmitted = len(x.Flows) - MaxFlows
