@@ -28,7 +28,8 @@ type Aggregator struct {
 	ns      map[uint64]*nsAgg
 	qdiscs  map[qdiscID]*qdiscAgg
 	cpus    map[int]*cpuAgg
-	cpuSpan float64
+	cpuSpan float64 // seconds the process scans covered
+	runSpan float64 // seconds a process tree was watched
 	ifs     map[ifID]int
 	missing map[string]bool
 	// dropped counts flows not kept for the cap (and those the samples
@@ -99,6 +100,9 @@ func (a *Aggregator) Add(x Sample) {
 		a.addQdisc(&x.Qdiscs[i], dt)
 	}
 	a.addCPUs(x.CPUs, x.CPUIntervalS)
+	if x.RunPID > 0 {
+		a.addRun(x.Run, dt)
+	}
 	for _, f := range x.Interfaces {
 		k := ifID{f.Netns, f.Name}
 		if _, ok := a.ifs[k]; ok || len(a.ifs) < maxAggInterfaces {
@@ -231,22 +235,39 @@ func (a *Aggregator) addCPUs(cs []CPUWork, dt float64) {
 	}
 	a.cpuSpan += dt
 	for _, c := range cs {
-		if c.CPU < 0 || c.CPU > maxCPUID {
-			continue
-		}
-		g := a.cpus[c.CPU]
-		if g == nil {
-			g = &cpuAgg{top: map[int]*procAgg{}}
-			a.cpus[c.CPU] = g
-		}
-		g.run += c.RunPct * dt
-		g.wait += c.RunWaitPct * dt
-		g.packet += c.PacketPct * dt
-		g.other += c.OtherPct * dt
-		for _, p := range c.Top {
-			g.addProc(p, dt)
+		if g := a.cpu(c.CPU); g != nil {
+			g.packet += c.PacketPct * dt
+			g.other += c.OtherPct * dt
+			for _, p := range c.Top {
+				g.addProc(p, dt)
+			}
 		}
 	}
+}
+
+// addRun adds the run's work on each CPU over dt seconds.
+func (a *Aggregator) addRun(rs []RunCPU, dt float64) {
+	a.runSpan += dt
+	for _, r := range rs {
+		if g := a.cpu(r.CPU); g != nil {
+			g.run += r.Pct * dt
+			g.wait += r.WaitPct * dt
+		}
+	}
+}
+
+// cpu returns CPU id's aggregate, made on first use; nil for an id out of
+// range.
+func (a *Aggregator) cpu(id int) *cpuAgg {
+	if id < 0 || id > maxCPUID {
+		return nil
+	}
+	g := a.cpus[id]
+	if g == nil {
+		g = &cpuAgg{top: map[int]*procAgg{}}
+		a.cpus[id] = g
+	}
+	return g
 }
 
 // addProc adds a process's time, keeping at most maxTopPerCPU: a new one
@@ -273,14 +294,18 @@ func (g *cpuAgg) addProc(p ProcWork, dt float64) {
 
 // cpuSummaries returns the mean work per CPU, by CPU.
 func (a *Aggregator) cpuSummaries() []CPUSummary {
-	if a.cpuSpan <= 0 {
-		return nil
+	per := func(v, span float64) float64 {
+		if span <= 0 {
+			return 0
+		}
+		return v / span
 	}
 	out := make([]CPUSummary, 0, len(a.cpus))
 	for id, g := range a.cpus {
-		c := CPUSummary{CPU: id, RunPct: g.run / a.cpuSpan, RunWaitPct: g.wait / a.cpuSpan, PacketPct: g.packet / a.cpuSpan, OtherPct: g.other / a.cpuSpan}
+		c := CPUSummary{CPU: id, RunPct: per(g.run, a.runSpan), RunWaitPct: per(g.wait, a.runSpan),
+			PacketPct: per(g.packet, a.cpuSpan), OtherPct: per(g.other, a.cpuSpan)}
 		for pid, t := range g.top {
-			c.Top = append(c.Top, ProcWork{PID: pid, Comm: t.comm, Kernel: t.kernel, Pct: t.pctS / a.cpuSpan})
+			c.Top = append(c.Top, ProcWork{PID: pid, Comm: t.comm, Kernel: t.kernel, Pct: per(t.pctS, a.cpuSpan)})
 		}
 		slices.SortFunc(c.Top, func(x, y ProcWork) int {
 			if r := cmp.Compare(y.Pct, x.Pct); r != 0 {

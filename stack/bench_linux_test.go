@@ -189,7 +189,7 @@ func BenchmarkSample(b *testing.B) {
 			now := time.Now()
 			loop(b, func() {
 				now = now.Add(time.Second)
-				if _, _, err := sc.scan(now, 0); err != nil {
+				if _, _, err := sc.scan(now, 0, nil); err != nil {
 					b.Fatal(err)
 				}
 			})

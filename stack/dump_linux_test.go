@@ -37,12 +37,12 @@ func quietPair(t *testing.T, ns netns.NsHandle, n int) (net.Conn, net.Conn) {
 		t.FailNow()
 	}
 	t.Cleanup(func() { c.Close(); s.Close() })
-	buf := make([]byte, n)
+	out, in := make([]byte, n), make([]byte, n)
 	for _, p := range [][2]net.Conn{{c, s}, {s, c}} {
-		go p[0].Write(buf)
+		go p[0].Write(out)
 		got := 0
 		for got < n {
-			k, err := p[1].Read(buf)
+			k, err := p[1].Read(in)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -28,7 +28,7 @@ func (s *Summary) state(layer Layer) LayerStatus {
 // dump logs the summary (for a failure's diagnosis).
 func dump(t *testing.T, s Summary) {
 	t.Helper()
-	s.CPUs = nil
+	_ = 0
 	j, _ := json.MarshalIndent(s, "", " ")
 	t.Logf("summary: %s", j)
 }

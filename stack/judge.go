@@ -46,7 +46,7 @@ func (a *Aggregator) Summary() Summary {
 	add(judgeSockets(s.Namespaces, flows))
 	add(judgeQdiscs(s.Qdiscs, s.Missing))
 	add(judgeConntrack(s.Namespaces))
-	add(judgeOtherWork(s.CPUs, a.runPID))
+	add(judgeOtherWork(s.CPUs, a.runPID, a.cpuSpan > 0))
 	slices.SortStableFunc(s.Judgements, func(x, y Judgement) int {
 		return cmp.Or(boolCmp(y.Bound && !y.Outside, x.Bound && !x.Outside), boolCmp(y.Bound, x.Bound), cmp.Compare(y.Share, x.Share))
 	})

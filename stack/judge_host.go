@@ -16,6 +16,12 @@ const (
 	// runUsedMin: the run used a CPU when its processes or packet threads
 	// took this much of it (percent).
 	runUsedMin = 10
+	// waitMin and otherWaitMin: the run's threads waiting this much of the
+	// time for a CPU (percent) where other processes took at least
+	// otherWaitMin of it (and more than the packet threads) were held by
+	// that other work, however little of the CPU the run got.
+	waitMin      = 20
+	otherWaitMin = 25
 )
 
 // judgeConntrack judges each namespace's connection tracking table.
@@ -62,10 +68,12 @@ func judgeConntrack(nss []NamespaceSummary) ([]Judgement, LayerStatus) {
 }
 
 // judgeOtherWork judges the CPUs the run used that other processes kept
-// busy.
-func judgeOtherWork(cpus []CPUSummary, runPID int) ([]Judgement, LayerStatus) {
+// busy: where the run's threads waited for the CPU while other work took
+// it, or where other work took most of a CPU the run worked on. scanned
+// says whether any process scan covered the run.
+func judgeOtherWork(cpus []CPUSummary, runPID int, scanned bool) ([]Judgement, LayerStatus) {
 	switch {
-	case len(cpus) == 0:
+	case !scanned:
 		return nil, LayerStatus{Layer: LayerOtherWork, State: StateUnknown, Note: "the process table was not scanned"}
 	case runPID == 0:
 		return nil, LayerStatus{Layer: LayerOtherWork, State: StateUnknown,
@@ -76,7 +84,8 @@ func judgeOtherWork(cpus []CPUSummary, runPID int) ([]Judgement, LayerStatus) {
 	for i := range cpus {
 		c := &cpus[i]
 		run := c.RunPct + c.PacketPct
-		if (run < runUsedMin && c.RunWaitPct < runUsedMin) || c.OtherPct < otherMin {
+		waited := c.RunWaitPct >= waitMin && c.OtherPct >= otherWaitMin && c.OtherPct >= c.PacketPct
+		if !waited && (run < runUsedMin || c.OtherPct < otherMin) {
 			continue
 		}
 		other := min(c.OtherPct, 100)

@@ -48,7 +48,7 @@ func TestJudgeLocalWindow40ms(t *testing.T) {
 		return Sample{RunPID: 9, Namespaces: []Namespace{ns}, Flows: []Flow{{Netns: 1, Proto: "tcp", State: "established",
 			Local: "10.0.0.2:5201", Peer: "10.0.0.1:40000", Cookie: 1, PID: 9, Comm: "iperf3", BytesReceived: 22e6 / 8,
 			RTTUS: 40000, RcvRTTUS: 40000, Timers: true, RcvWnd: u32(128 << 10), Rcvbuf: 256 << 10, RmemAlloc: 4096}},
-			CPUs: []CPUWork{{CPU: 0, RunPct: 3, OtherPct: 5}}, CPUIntervalS: 1}
+			CPUs: []CPUWork{{CPU: 0, OtherPct: 5}}, CPUIntervalS: 1, Run: []RunCPU{{CPU: 0, Pct: 3}}}
 	})
 	s := summaryOf(xs)
 	j := s.judgement(LayerTransport, "local_window")
@@ -160,22 +160,33 @@ func TestJudgeQdiscs(t *testing.T) {
 }
 
 func TestJudgeOtherWork(t *testing.T) {
-	cpus := []CPUWork{{CPU: 0, RunPct: 30, OtherPct: 5},
-		{CPU: 1, RunPct: 4, RunWaitPct: 45, OtherPct: 90, Top: []ProcWork{{PID: 700, Comm: "yes", Pct: 45}, {PID: 701, Comm: "yes", Pct: 44}}}}
-	s := summaryOf(run(3, func(int) Sample { return Sample{RunPID: 9, CPUs: cpus, CPUIntervalS: 1} }))
+	cpus := []CPUWork{{CPU: 0, OtherPct: 5},
+		{CPU: 1, OtherPct: 40, Top: []ProcWork{{PID: 700, Comm: "yes", Pct: 20}, {PID: 701, Comm: "yes", Pct: 19}}}}
+	runs := []RunCPU{{CPU: 0, Pct: 30}, {CPU: 1, Pct: 4, WaitPct: 45}}
+	sample := func(run []RunCPU) Sample { return Sample{RunPID: 9, CPUs: cpus, CPUIntervalS: 1, Run: run} }
+	s := summaryOf(run(3, func(int) Sample { return sample(runs) }))
 	j := s.judgement(LayerOtherWork, "other_work")
-	if j == nil || !j.Bound || j.Subject != "CPU 1" || !strings.Contains(j.Summary, "yes (PID 700) 45 %, yes (PID 701) 44 %") ||
-		!strings.Contains(j.Summary, "waited 45 %") {
-		t.Fatalf("%+v", j)
+	if j == nil || !j.Bound || j.Subject != "CPU 1" || !strings.Contains(j.Summary, "yes (PID 700) 20 %, yes (PID 701) 19 %") ||
+		!strings.Contains(j.Summary, "waited 45 %") || len(s.Bound()) != 1 {
+		t.Fatalf("%+v", s.Judgements)
 	}
 	// A run that took and wanted little of a busy CPU is not held by it.
-	cpus[1].RunPct, cpus[1].RunWaitPct = 2, 1
-	if s := summaryOf(run(3, func(int) Sample { return Sample{RunPID: 9, CPUs: cpus, CPUIntervalS: 1} })); s.judgement(LayerOtherWork, "other_work") != nil {
+	runs[1].WaitPct = 1
+	if s := summaryOf(run(3, func(int) Sample { return sample(runs) })); s.judgement(LayerOtherWork, "other_work") != nil {
 		t.Errorf("a rate-limited run: %+v", s.Judgements)
 	}
-	// Without a process tree, other work cannot be told from the run's.
+	// One that worked on a CPU other work took most of is.
+	cpus[1].OtherPct, runs[1].Pct = 80, 15
+	if s := summaryOf(run(3, func(int) Sample { return sample(runs) })); s.judgement(LayerOtherWork, "other_work") == nil {
+		t.Errorf("a run at 15 %% of a CPU others took 80 %% of: %+v", s.CPUs)
+	}
+	// Without a process tree, other work cannot be told from the run's;
+	// without a scan, it is not known.
 	if s := summaryOf(run(3, func(int) Sample { return Sample{CPUs: cpus, CPUIntervalS: 1} })); s.state(LayerOtherWork).State != StateUnknown {
 		t.Errorf("no tree: %+v", s.state(LayerOtherWork))
+	}
+	if s := summaryOf(run(3, func(int) Sample { return Sample{RunPID: 9, Run: runs} })); s.state(LayerOtherWork).State != StateUnknown {
+		t.Errorf("no scan: %+v", s.state(LayerOtherWork))
 	}
 }
 
@@ -186,7 +197,7 @@ func TestJudgeHealthy(t *testing.T) {
 	s := summaryOf(run(5, func(int) Sample {
 		return Sample{RunPID: 9, Namespaces: []Namespace{healthyNS(1)}, Flows: []Flow{f},
 			Qdiscs: []Qdisc{{Netns: 1, Iface: "eth0", Kind: "fq_codel", Handle: "0:", Parent: "root", Bytes: 100e6, Packets: 70000}},
-			CPUs:   []CPUWork{{CPU: 0, RunPct: 40, OtherPct: 10}}, CPUIntervalS: 1}
+			CPUs:   []CPUWork{{CPU: 0, OtherPct: 10}}, CPUIntervalS: 1, Run: []RunCPU{{CPU: 0, Pct: 40}}}
 	}))
 	if !s.Room() || len(s.Bound()) != 0 {
 		dump(t, s)
@@ -204,7 +215,8 @@ func TestSummaryFromJSON(t *testing.T) {
 		ns.Sockets.UDPInDatagrams, ns.Sockets.UDPRcvbufErrors, ns.Sockets.UDPInErrors = 30, 70, 70
 		return Sample{RunPID: 9, Namespaces: []Namespace{ns}, Flows: []Flow{f, u},
 			Qdiscs: []Qdisc{{Netns: 1, Iface: "eth0", Kind: "tbf", Handle: "1:", Parent: "root", Rate: 25e6, Bytes: 24e6, Packets: 17000, Overlimits: 500}},
-			CPUs:   []CPUWork{{CPU: 1, RunPct: 20, RunWaitPct: 30, OtherPct: 70, Top: []ProcWork{{PID: 3, Comm: "yes", Pct: 70}}}}, CPUIntervalS: 1,
+			CPUs:   []CPUWork{{CPU: 1, OtherPct: 70, Top: []ProcWork{{PID: 3, Comm: "yes", Pct: 70}}}}, CPUIntervalS: 1,
+			Run:        []RunCPU{{CPU: 1, Pct: 20, WaitPct: 30}},
 			Interfaces: []Interface{{Netns: 1, Name: "eth0", Index: 2, Flows: 2}}}
 	})
 	want := summaryOf(xs)

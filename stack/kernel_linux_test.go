@@ -122,7 +122,8 @@ func TestOtherWorkNamed(t *testing.T) {
 	}
 	g := a.cpus[1]
 	if g == nil || (g.top[hogs[0]] == nil && g.top[hogs[1]] == nil) {
-		t.Errorf("CPU 1's other processes %+v lack the hogs %v", g, hogs)
+		dump(t, s)
+		t.Errorf("CPU 1's other processes lack the hogs %v", hogs)
 	}
 
 	hs, ha := newBed(t).treeRun("", "")

@@ -69,12 +69,13 @@ func WithInterfaces(names ...string) Option {
 	return func(o *options) { o.ifaces = append(o.ifaces, names...) }
 }
 
-// WithScanEvery sets how often the process table is scanned for the work
-// on each CPU and the run's process tree: at the first reading at least d
-// after the previous scan (default 1 s; 0 or less: at every reading the
-// next rule allows), and never more than 2 % of the time: a scan reads every /proc/PID/stat
-// (BenchmarkSample/scan-5000), so one that took 40 ms waits 2 s. Between
-// scans the run's tree is followed through the kernel's children lists.
+// WithScanEvery sets how often the process table is scanned for the other
+// work on each CPU: at the first reading at least d after the previous
+// scan, and never more than 2 % of the time: a scan reads every
+// /proc/PID/stat (BenchmarkSample/scan-5000), so one that took 40 ms waits
+// 2 s. The default is 1 s; 0 or less scans at every reading, whatever it
+// costs. The run's tree is followed at every reading through the kernel's
+// children lists, and its threads read, whatever the scans.
 func WithScanEvery(d time.Duration) Option {
 	return func(o *options) { o.scanEvery = d }
 }

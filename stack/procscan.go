@@ -9,7 +9,6 @@ import (
 
 	"github.com/nicdiag/nicdiag/internal/fsroot"
 	"github.com/nicdiag/nicdiag/internal/procs"
-	"github.com/nicdiag/nicdiag/internal/text"
 )
 
 // userHZ is USER_HZ, the unit of the times in /proc/PID/stat: 100 on every
@@ -27,7 +26,7 @@ const (
 // procPrev is a process's (or thread's) CPU time at the previous scan.
 type procPrev struct {
 	start, ticks uint64
-	delay        uint64 // ns waited for a CPU (the run's threads)
+	delay        uint64 // ns waited for a CPU (runReader)
 	gen          uint32
 	comm         string
 }
@@ -67,15 +66,13 @@ type scanner struct {
 type workItem struct {
 	cpu, pid int
 	ticks    uint64
-	wait     uint64 // ns the run's thread waited for the CPU
-	class    int    // classRun, classPacket, classOther
+	class    int // classPacket, classOther
 	comm     string
 	kernel   bool
 }
 
 const (
-	classRun = iota
-	classPacket
+	classPacket = iota
 	classOther
 )
 
@@ -91,14 +88,18 @@ func (s *scanner) close() {
 	}
 }
 
-// scan reads every process, finds the tree below rootPID (none when 0),
-// and returns the work on each CPU since the previous scan and the
-// seconds it covers (nil and 0 at the first scan).
-func (s *scanner) scan(now time.Time, rootPID int) ([]CPUWork, float64, error) {
+// scan reads every process, finds the run's tree (rootPID and the
+// processes below it, and those of also), and returns the work of every
+// other process on each CPU since the previous scan and the seconds it
+// covers (nil and 0 at the first scan). The run's own time is runReader's.
+func (s *scanner) scan(now time.Time, rootPID int, also []int) ([]CPUWork, float64, error) {
 	if err := s.readAll(); err != nil {
 		return nil, 0, err
 	}
 	s.findTree(rootPID)
+	for _, pid := range also {
+		s.tree[pid] = true
+	}
 	first := s.last.IsZero()
 	dt := now.Sub(s.last).Seconds()
 	s.last = now
@@ -110,19 +111,15 @@ func (s *scanner) scan(now time.Time, rootPID int) ([]CPUWork, float64, error) {
 			d = c.ticks - min(c.ticks, p.ticks)
 		}
 		s.prev[c.pid] = procPrev{start: c.start, ticks: c.ticks, gen: s.gen, comm: c.comm}
-		run := s.tree[c.pid]
-		if first && !run || d == 0 && !run {
+		if first || d == 0 || s.tree[c.pid] {
 			continue
 		}
 		class := classOther
-		switch {
-		case run:
-			class = classRun
-		case c.kernel && packetThread(c.comm):
+		if c.kernel && packetThread(c.comm) {
 			class = classPacket
 		}
-		if c.threads > 1 || run { // the run's tasks: also the time they waited for a CPU
-			s.split(c, d, class, first)
+		if c.threads > 1 {
+			s.split(c, d, class)
 			continue
 		}
 		s.work = append(s.work, workItem{cpu: c.cpu, pid: c.pid, ticks: d, class: class, comm: c.comm, kernel: c.kernel})
@@ -221,65 +218,57 @@ func (s *scanner) findTree(rootPID int) {
 
 // split puts a process's d ticks on the CPUs its threads ran on: each
 // thread seen at the previous scan by its own time, the rest (threads
-// new or gone since) on the process's CPU. For the run's processes it also
-// puts the time each thread waited for a CPU (run_delay in
-// /proc/PID/task/TID/schedstat) on the thread's CPU. At the first scan
-// (first) it only records the threads.
-func (s *scanner) split(c procCur, d uint64, class int, first bool) {
-	put := func(cpu int, t, wait uint64) {
-		if t > 0 || wait > 0 {
-			s.work = append(s.work, workItem{cpu: cpu, pid: c.pid, ticks: t, wait: wait, class: class, comm: c.comm, kernel: c.kernel})
+// new or gone since) on the process's CPU.
+func (s *scanner) split(c procCur, d uint64, class int) {
+	put := func(cpu int, t uint64) {
+		if t > 0 {
+			s.work = append(s.work, workItem{cpu: cpu, pid: c.pid, ticks: t, class: class, comm: c.comm, kernel: c.kernel})
 		}
 	}
-	dir, err := s.root.OpenDir("/proc/" + strconv.Itoa(c.pid) + "/task")
+	rest := d
+	var err error
+	s.tdents, s.tids, err = taskIDs(s.root, c.pid, s.tdents, s.tids, maxScanThreads-len(s.threads))
 	if err != nil {
-		put(c.cpu, d, 0)
+		put(c.cpu, d)
 		return
 	}
-	defer dir.Close()
-	tids := s.tids[:0]
-	s.tdents, _ = numericEntries(dir, s.tdents, func(tid int) {
-		if len(s.threads) < maxScanThreads {
-			tids = append(tids, tid)
-		}
-	})
-	s.tids = tids
-	rest := d
-	for _, tid := range tids {
-		task := "/proc/" + strconv.Itoa(c.pid) + "/task/" + strconv.Itoa(tid)
-		st, ok := s.readStat(task + "/stat")
+	for _, tid := range s.tids {
+		st, ok := s.readStat(taskFile(c.pid, tid, "stat"))
 		if !ok {
 			continue
 		}
-		ticks, delay := st.UTime+st.STime, uint64(0)
-		if class == classRun {
-			delay = s.runDelay(task + "/schedstat")
-		}
+		ticks := st.UTime + st.STime
 		p, seen := s.threads[tid]
-		s.threads[tid] = procPrev{start: st.Start, ticks: ticks, delay: delay, gen: s.gen}
-		if first || !seen || p.start != st.Start {
+		s.threads[tid] = procPrev{start: st.Start, ticks: ticks, gen: s.gen}
+		if !seen || p.start != st.Start {
 			continue
 		}
 		t := min(rest, ticks-min(ticks, p.ticks))
-		put(st.CPU, t, delay-min(delay, p.delay))
+		put(st.CPU, t)
 		rest -= t
 	}
-	if !first {
-		put(c.cpu, rest, 0)
-	}
+	put(c.cpu, rest)
 }
 
-// runDelay reads the time a task waited on a run queue, in ns: the second
-// field of /proc/PID/task/TID/schedstat (CONFIG_SCHED_INFO); 0 when absent.
-func (s *scanner) runDelay(p string) uint64 {
-	var err error
-	if s.buf, err = s.root.ReadInto(p, s.buf, maxStatFile); err != nil {
-		return 0
+// taskIDs lists the threads of process pid, at most limit, into tids.
+func taskIDs(r fsroot.Root, pid int, dents []byte, tids []int, limit int) ([]byte, []int, error) {
+	tids = tids[:0]
+	dir, err := r.OpenDir("/proc/" + strconv.Itoa(pid) + "/task")
+	if err != nil {
+		return dents, tids, err
 	}
-	_, rest := nextField(bytes.TrimSpace(s.buf))
-	f, _ := nextField(rest)
-	v, _ := text.Uint(f)
-	return v
+	defer dir.Close()
+	dents, err = numericEntries(dir, dents, func(tid int) {
+		if len(tids) < limit {
+			tids = append(tids, tid)
+		}
+	})
+	return dents, tids, err
+}
+
+// taskFile names a file of thread tid of process pid.
+func taskFile(pid, tid int, name string) string {
+	return "/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(tid) + "/" + name
 }
 
 // packetThread reports whether a kernel thread's name is one of the
@@ -311,9 +300,6 @@ func (s *scanner) cpuWork(dt float64) []CPUWork {
 		for ; i < len(s.work) && s.work[i].cpu == cpu; i++ {
 			it := s.work[i]
 			switch it.class {
-			case classRun:
-				w.RunPct += pct(it.ticks)
-				w.RunWaitPct += float64(it.wait) / 1e9 / dt * 100
 			case classPacket:
 				w.PacketPct += pct(it.ticks)
 			default:
@@ -358,3 +344,6 @@ func decimal(name []byte) (int, bool) {
 	}
 	return v, n > 0 && v > 0
 }
+
+// procsParse parses a stat line (procs.ParseStat).
+func procsParse(id int, b []byte) (procs.Stat, bool) { return procs.ParseStat(id, b) }

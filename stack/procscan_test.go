@@ -46,40 +46,45 @@ func procTree(t *testing.T, root string, k uint64) {
 }
 
 // Two scans a second apart: each process's ticks on the CPU it (or, for
-// iperf3's two threads, each thread) last ran on; the run's tree is 100
-// and below, ksoftirqd packet work, yes other work; the run's threads'
-// run_delay is their wait.
+// a process of several threads, each thread) last ran on; the run's tree
+// (100 and below) is left out, ksoftirqd is packet work, yes other work.
+// The run's reader puts iperf3's threads on their CPUs with their waits.
 func TestScan(t *testing.T) {
 	root := t.TempDir()
 	procTree(t, root, 1)
-	s := newScanner(fsroot.New(root))
+	r := fsroot.New(root)
+	s, rr := newScanner(r), newRunReader(r)
 	defer s.close()
 	now := time.Unix(100, 0)
-	if cpus, dt, err := s.scan(now, 100); err != nil || cpus != nil || dt != 0 {
+	if cpus, dt, err := s.scan(now, 100, nil); err != nil || cpus != nil || dt != 0 {
 		t.Fatalf("first scan: %v %v %v", cpus, dt, err)
 	}
+	if run := rr.read([]int{100, 101}, 0); run != nil {
+		t.Fatalf("first run reading: %+v", run)
+	}
 	procTree(t, root, 2) // every counted tick doubled
-	cpus, dt, err := s.scan(now.Add(time.Second), 100)
-	if err != nil || dt != 1 || len(cpus) != 2 {
+	cpus, dt, err := s.scan(now.Add(time.Second), 100, []int{555})
+	if err != nil || dt != 1 || len(cpus) != 1 {
 		t.Fatalf("%+v %v %v", cpus, dt, err)
 	}
-	if !s.tree[100] || !s.tree[101] || s.tree[200] || s.tree[1] {
+	if !s.tree[100] || !s.tree[101] || !s.tree[555] || s.tree[200] || s.tree[1] {
 		t.Errorf("tree %v", s.tree)
 	}
-	// CPU 0: thread 101, 10 ticks; CPU 1: thread 102 30 ticks, ksoftirqd
-	// 10, yes 60. Waits: 100 ms on CPU 0, 300 ms on CPU 1.
-	want := []CPUWork{{CPU: 0, RunPct: 10, RunWaitPct: 10},
-		{CPU: 1, RunPct: 30, RunWaitPct: 30, PacketPct: 10, OtherPct: 60, Top: []ProcWork{{PID: 200, Comm: "yes", Pct: 60}}}}
-	for i, w := range want {
-		g := cpus[i]
-		if g.CPU != w.CPU || !near(g.RunPct, w.RunPct) || !near(g.RunWaitPct, w.RunWaitPct) || !near(g.PacketPct, w.PacketPct) ||
-			!near(g.OtherPct, w.OtherPct) || len(g.Top) != len(w.Top) || (len(g.Top) > 0 && (g.Top[0].PID != 200 || g.Top[0].Comm != "yes")) {
-			t.Errorf("CPU %d: %+v, want %+v", w.CPU, g, w)
-		}
+	// CPU 1: ksoftirqd 10 ticks, yes 60; the run is not other work.
+	if g := cpus[0]; g.CPU != 1 || !near(g.PacketPct, 10) || !near(g.OtherPct, 60) || len(g.Top) != 1 || g.Top[0].PID != 200 || g.Top[0].Comm != "yes" {
+		t.Errorf("%+v", g)
+	}
+	// The run: thread 101 10 ticks and 100 ms waiting on CPU 0, thread 102
+	// 30 ticks and 300 ms on CPU 1.
+	run := rr.read([]int{100, 101}, 1)
+	want := []RunCPU{{CPU: 0, Pct: 10, WaitPct: 10}, {CPU: 1, Pct: 30, WaitPct: 30}}
+	if len(run) != 2 || run[0].CPU != 0 || !near(run[0].Pct, 10) || !near(run[0].WaitPct, 10) ||
+		run[1].CPU != 1 || !near(run[1].Pct, 30) || !near(run[1].WaitPct, 30) {
+		t.Errorf("run %+v, want %+v", run, want)
 	}
 	// yes exits: its entry goes.
 	os.RemoveAll(filepath.Join(root, "proc/200"))
-	if _, _, err := s.scan(now.Add(2*time.Second), 100); err != nil || len(s.prev) != 4 {
+	if _, _, err := s.scan(now.Add(2*time.Second), 100, nil); err != nil || len(s.prev) != 4 {
 		t.Errorf("%v, %d kept", err, len(s.prev))
 	}
 }

@@ -23,6 +23,9 @@ type Sample struct {
 	// ended in (WithScanEvery).
 	CPUs         []CPUWork `json:"cpus,omitempty"`
 	CPUIntervalS float64   `json:"cpu_interval_s,omitempty"`
+	// Run is the work of the run's threads on each CPU over the interval
+	// (read at every reading; empty without a process tree).
+	Run []RunCPU `json:"run,omitempty"`
 	// Interfaces are those the flows route through (a route lookup of each
 	// flow's peer in its namespace), with the flows on each.
 	Interfaces []Interface `json:"interfaces,omitempty"`
@@ -214,23 +217,30 @@ type Qdisc struct {
 	Qlen       uint32 `json:"qlen,omitempty"`
 }
 
-// CPUWork is the time processes took on one CPU over a scan interval, in
-// percent of the CPU. A process's time is put on the CPU it last ran on
-// (each thread's, for a process of several threads that ran).
+// CPUWork is the time processes outside the run took on one CPU over a
+// scan interval, in percent of the CPU. A process's time is put on the CPU
+// it last ran on (each thread's, for a process of several threads that
+// ran).
 type CPUWork struct {
 	CPU int `json:"cpu"`
-	// RunPct is the run's process tree; PacketPct the kernel's packet
-	// threads (ksoftirqd, threaded IRQ handlers, napi pollers): packet
-	// work, not other work; OtherPct every other process.
-	RunPct float64 `json:"run_pct"`
-	// RunWaitPct is the time the run's threads whose CPU this was were
-	// ready to run and waited for it (schedstat run_delay; their sum,
-	// which can pass 100 with several threads).
-	RunWaitPct float64 `json:"run_wait_pct"`
-	PacketPct  float64 `json:"packet_pct"`
-	OtherPct   float64 `json:"other_pct"`
+	// PacketPct is the kernel's packet threads (ksoftirqd, threaded IRQ
+	// handlers, napi pollers): packet work, not other work; OtherPct every
+	// process outside the run's tree.
+	PacketPct float64 `json:"packet_pct"`
+	OtherPct  float64 `json:"other_pct"`
 	// Top are the busiest other processes on it (at most TopProcs).
 	Top []ProcWork `json:"top,omitempty"`
+}
+
+// RunCPU is the run's threads on one CPU over an interval, in percent of
+// the CPU: the time they ran (user and system), and the time they were
+// ready to run and waited for it (schedstat run_delay; a sum over the
+// threads, which can pass 100 with several). A thread's time goes to the
+// CPU it last ran on.
+type RunCPU struct {
+	CPU     int     `json:"cpu"`
+	Pct     float64 `json:"pct"`
+	WaitPct float64 `json:"wait_pct"`
 }
 
 // ProcWork is one process's time on a CPU.

@@ -18,6 +18,7 @@ type Sampler struct {
 	o        options
 	pid      int
 	scan     *scanner
+	run      *runReader
 	last     time.Time
 	lastScan time.Time
 	scanWait time.Duration    // the least time to the next scan, from the last one's cost
@@ -40,7 +41,7 @@ type owner struct {
 // returns the stack since the previous reading.
 func NewSampler(ctx context.Context, opts ...Option) (*Sampler, error) {
 	o := newOptions(opts)
-	s := &Sampler{o: o, pid: o.pid, scan: newScanner(o.root), owners: map[uint32]owner{}, ns: map[uint64]*nsState{}}
+	s := &Sampler{o: o, pid: o.pid, scan: newScanner(o.root), run: newRunReader(o.root), owners: map[uint32]owner{}, ns: map[uint64]*nsState{}}
 	if o.root.Live() {
 		s.selfNS, _ = nsInode("/proc/self/ns/net")
 	}
@@ -119,15 +120,15 @@ func (s *Sampler) read(x *Sample) {
 // thousands of processes runs every 2 s at most).
 const scanShare = 0.02
 
-// readProcesses scans the process table when a scan is due (the work on
-// each CPU, and the run's tree as the parents link it), and otherwise
-// follows the run's tree from the last one through the kernel's children
-// lists.
+// readProcesses follows the run's tree, reads its threads' work, and
+// scans the process table when a scan is due (the other work on each CPU;
+// the run's tree as the parents link it, joined to the one followed).
 func (s *Sampler) readProcesses(now time.Time, x *Sample) {
-	if s.lastScan.IsZero() || now.Sub(s.lastScan) >= max(s.o.scanEvery, s.scanWait) {
+	s.followTree()
+	if s.lastScan.IsZero() || s.o.scanEvery <= 0 || now.Sub(s.lastScan) >= max(s.o.scanEvery, s.scanWait) {
 		s.lastScan = now
 		start := time.Now()
-		cpus, dt, err := s.scan.scan(now, s.pid)
+		cpus, dt, err := s.scan.scan(now, s.pid, s.tree)
 		s.scanWait = time.Duration(float64(time.Since(start)) / scanShare)
 		if err != nil {
 			x.Missing = append(x.Missing, "process scan: "+err.Error())
@@ -138,10 +139,11 @@ func (s *Sampler) readProcesses(now time.Time, x *Sample) {
 				s.tree = append(s.tree, pid)
 			}
 			slices.Sort(s.tree)
-			return
 		}
 	}
-	s.followTree()
+	if s.pid > 0 {
+		x.Run = s.run.read(s.tree, x.IntervalS)
+	}
 }
 
 // followTree adds to the run's tree the processes the kernel lists as

@@ -175,9 +175,11 @@ type QdiscSummary struct {
 	BacklogMax uint32  `json:"backlog_max"`
 }
 
-// CPUSummary is the work on one CPU over the run's scans, in percent of
-// the CPU (a task's time goes to the CPU it last ran on, so a CPU's
-// shares can add up past 100 where tasks moved).
+// CPUSummary is the work on one CPU, in percent of the CPU: the run's
+// (RunPct, and RunWaitPct waiting for it) over the run, the packet
+// threads' and other processes' over the process scans. A task's time goes
+// to the CPU it last ran on, so a CPU's shares can add up past 100 where
+// tasks moved.
 type CPUSummary struct {
 	CPU        int        `json:"cpu"`
 	RunPct     float64    `json:"run_pct"`
