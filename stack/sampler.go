@@ -68,7 +68,9 @@ func (s *Sampler) Watch(pid int) {
 
 // Read reads every source and returns the interval since the previous
 // reading. What could not be read is named in Sample.Missing; Read fails
-// only when ctx is done or the root's read deadline has passed.
+// only when ctx is done or the root's read deadline has passed before it
+// starts: a reading, once started, runs to its end (each netlink request
+// gives up after 5 s), so that every source's interval is the same.
 func (s *Sampler) Read(ctx context.Context) (Sample, error) {
 	if err := ctx.Err(); err != nil {
 		return Sample{}, err
