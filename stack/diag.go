@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"net/netip"
 	"strconv"
+
+	"github.com/nicdiag/nicdiag/internal/genl"
 )
 
 // What the sock_diag dump answers, parsed here: struct inet_diag_msg
@@ -92,13 +94,11 @@ func parseDiagMsg(b []byte, m *diagMsg) error {
 	m.ifindex = ne.Uint32(b[40:])
 	m.cookie = uint64(ne.Uint32(b[44:])) | uint64(ne.Uint32(b[48:]))<<32
 	m.inode = ne.Uint32(b[68:])
-	var perr error
-	err := attrs(b[sizeofDiagMsg:], func(typ uint16, v []byte) {
+	err := genl.Attrs(b[sizeofDiagMsg:], func(typ uint16, v []byte) error {
 		switch typ {
 		case attrInfo:
 			if err := parseTCPInfo(v, &m.info); err != nil {
-				perr = err
-				return
+				return err
 			}
 			m.hasInfo = true
 		case attrSKMemInfo:
@@ -107,11 +107,9 @@ func parseDiagMsg(b []byte, m *diagMsg) error {
 				m.mem[i] = ne.Uint32(v[4*i:])
 			}
 		}
+		return nil
 	})
-	if err != nil {
-		return err
-	}
-	return perr
+	return genl.Malformed(err, ErrMalformed)
 }
 
 // parseTCPInfo parses struct tcp_info, b, into t: the fields its size

@@ -37,15 +37,17 @@
 // uses is in the Samples, so a Summary computed from a record is the one
 // the run computed.
 //
-// sock_diag and qdisc dumps go through github.com/vishvananda/netlink.
-// The library's own TCP dump asks for INET_DIAG_INFO alone, not the
-// socket's memory (INET_DIAG_SKMEMINFO, its buffer sizes and drops), and
-// its parsers are unexported; the dump here is the library's request and
-// transport with that extension asked for, and tcp_info and the socket
-// memory parsed here (the library's SocketDiagTCPInfo is the test oracle).
-// The library has no type for cake, whose bandwidth is read from the qdisc
-// dump's options here. /proc files are parsed by hand into reused buffers
-// (github.com/prometheus/procfs is their test oracle).
+// Qdisc and class dumps, route and link lookups go through
+// github.com/vishvananda/netlink. Its TCP sock_diag dump asks for
+// INET_DIAG_INFO alone, not the socket's memory (INET_DIAG_SKMEMINFO: its
+// buffer sizes and drops), and its parsers are unexported: the dump here
+// is the library's request with that extension asked for, sent over the
+// project's kept-socket netlink transport (internal/genl), with tcp_info
+// and the socket memory parsed here (the library's SocketDiagTCPInfo is
+// the test oracle). The library has no type for cake, whose bandwidth is
+// read from the qdisc dump's options the same way. /proc files are parsed
+// by hand into reused buffers (github.com/prometheus/procfs is their test
+// oracle).
 //
 // Files are read under a root directory (WithRoot), so a recorded /proc
 // works like the live one; netlink sources are live only. The package

@@ -1,32 +1,19 @@
 package stack
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 
+	"github.com/nicdiag/nicdiag/internal/genl"
 	"github.com/vishvananda/netlink"
-	"github.com/vishvananda/netlink/nl"
 	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
 )
 
-// diagReq is struct inet_diag_req_v2: the library's request
-// (netlink.SocketDiagTCPInfo) with INET_DIAG_SKMEMINFO asked for too.
-type diagReq struct {
-	family, protocol, ext uint8
-	states                uint32
-}
-
-// Len is the request's size: inet_diag_req_v2 is 56 bytes.
-func (r *diagReq) Len() int { return 56 }
-
-// Serialize renders the request; the socket id (all zero) matches any.
-func (r *diagReq) Serialize() []byte {
-	b := make([]byte, 56)
-	b[0], b[1], b[2] = r.family, r.protocol, r.ext
-	nl.NativeEndian().PutUint32(b[4:], r.states)
-	return b
-}
+// sockDiagByFamily is SOCK_DIAG_BY_FAMILY, the request and its answers'
+// type (include/uapi/linux/sock_diag.h).
+const sockDiagByFamily = 20
 
 // States dumped: every TCP state but listening, TIME_WAIT and closed
 // (no data moves there); every UDP socket (an unconnected one is "close").
@@ -35,63 +22,73 @@ const (
 	udpStatesMask = 0xfff
 )
 
-// diagConn is a kept NETLINK_SOCK_DIAG socket in one namespace.
+// diagConn is a kept sock_diag socket in one namespace, asked over the
+// project's netlink transport (internal/genl). The request is the
+// library's (netlink.SocketDiagTCPInfo) with INET_DIAG_SKMEMINFO asked for
+// too.
 type diagConn struct {
-	sh *nl.SocketHandle
+	c   *genl.Conn
+	msg genl.Msg
+	req [56]byte // struct inet_diag_req_v2; its socket id (all zero) matches any
+}
+
+// dialIn opens a netlink socket of protocol proto in ns (netns.None():
+// the caller's namespace).
+func dialIn(ns netns.NsHandle, proto int) (*genl.Conn, error) {
+	if !ns.IsOpen() {
+		return genl.Dial(proto)
+	}
+	var c *genl.Conn
+	var err error
+	if nerr := inNetns(ns, func() { c, err = genl.Dial(proto) }); nerr != nil {
+		return nil, nerr
+	}
+	return c, err
 }
 
 // openDiag opens a sock_diag socket in ns (netns.None(): the caller's).
 func openDiag(ns netns.NsHandle) (*diagConn, error) {
-	s, err := nl.GetNetlinkSocketAt(ns, netns.None(), unix.NETLINK_INET_DIAG)
+	c, err := dialIn(ns, unix.NETLINK_INET_DIAG)
 	if err != nil {
 		return nil, fmt.Errorf("sock_diag socket: %w", err)
 	}
-	tv := unix.Timeval{Sec: 5}
-	if err := s.SetReceiveTimeout(&tv); err != nil {
-		s.Close()
-		return nil, err
-	}
-	return &diagConn{sh: &nl.SocketHandle{Socket: s}}, nil
+	return &diagConn{c: c}, nil
 }
 
 // close closes the socket.
-func (c *diagConn) close() {
-	if c != nil && c.sh != nil {
-		c.sh.Close()
-		c.sh = nil
+func (d *diagConn) close() {
+	if d != nil && d.c != nil {
+		d.c.Close()
+		d.c = nil
 	}
 }
 
 // dump asks for every socket of protocol (IPPROTO_TCP or IPPROTO_UDP) and
 // family (AF_INET, AF_INET6), with tcp_info (TCP) and the socket's memory,
-// and calls f with each. A dump the kernel interrupted (sockets came and
-// went) is used as it is.
-func (c *diagConn) dump(family, protocol uint8, f func(*diagMsg)) error {
-	req := nl.NewNetlinkRequest(nl.SOCK_DIAG_BY_FAMILY, unix.NLM_F_DUMP)
-	r := &diagReq{family: family, protocol: protocol, ext: 1 << (netlink.INET_DIAG_SKMEMINFO - 1), states: udpStatesMask}
+// and calls f with each. A kernel without the protocol's sock_diag
+// answers ENOENT: ErrNotApplicable.
+func (d *diagConn) dump(family, protocol uint8, f func(*diagMsg)) error {
+	ext, states := uint8(1<<(netlink.INET_DIAG_SKMEMINFO-1)), uint32(udpStatesMask)
 	if protocol == unix.IPPROTO_TCP {
-		r.ext |= 1 << (netlink.INET_DIAG_INFO - 1)
-		r.states = tcpStatesMask
+		ext |= 1 << (netlink.INET_DIAG_INFO - 1)
+		states = tcpStatesMask
 	}
-	req.AddData(r)
-	req.Sockets = map[int]*nl.SocketHandle{unix.NETLINK_INET_DIAG: c.sh}
+	d.req[0], d.req[1], d.req[2] = family, protocol, ext
+	binary.NativeEndian.PutUint32(d.req[4:], states)
+	d.msg.Start(sockDiagByFamily, unix.NLM_F_DUMP, d.req[:])
 	var m diagMsg
-	var perr error
-	err := req.ExecuteIter(unix.NETLINK_INET_DIAG, nl.SOCK_DIAG_BY_FAMILY, func(b []byte) bool {
-		if perr = parseDiagMsg(b, &m); perr != nil {
-			return false
+	err := d.c.Do(&d.msg, true, func(typ uint16, p []byte) error {
+		if typ != sockDiagByFamily {
+			return nil
+		}
+		if err := parseDiagMsg(p, &m); err != nil {
+			return err
 		}
 		f(&m)
-		return true
+		return nil
 	})
-	if errors.Is(err, nl.ErrDumpInterrupted) {
-		err = nil
-	}
-	if err == nil {
-		err = perr
-	}
 	if errors.Is(err, unix.ENOENT) {
 		return fmt.Errorf("sock_diag for protocol %d: %w", protocol, ErrNotApplicable)
 	}
-	return err
+	return genl.Malformed(err, ErrMalformed)
 }

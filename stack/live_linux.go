@@ -7,8 +7,8 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/nicdiag/nicdiag/internal/genl"
 	"github.com/vishvananda/netlink"
-	"github.com/vishvananda/netlink/nl"
 	"github.com/vishvananda/netns"
 )
 
@@ -17,8 +17,9 @@ type liveNS struct {
 	h      netns.NsHandle // netns.None() for the caller's namespace
 	diag   *diagConn
 	nlh    *netlink.Handle
-	rt     *nl.SocketHandle // RTM_GETQDISC for cake's options, opened when needed
-	dumped bool             // a sock_diag dump was taken at an earlier reading
+	rt     *genl.Conn // RTM_GETQDISC for cake's options, opened when needed
+	rtMsg  genl.Msg
+	dumped bool // a sock_diag dump was taken at an earlier reading
 	flows  map[uint64]flowPrev
 	others map[uint64]uint32 // cookies of sockets not the run's, by reading
 	qd     map[qkey]qPrev

@@ -1,12 +1,11 @@
 package stack
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 
 	"github.com/vishvananda/netlink"
-	"github.com/vishvananda/netlink/nl"
-	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
 )
 
@@ -138,37 +137,36 @@ func (s *Sampler) addQdisc(n *nsState, idx int, name string, e Qdisc, st *netlin
 // from the qdisc dump's options: the library keeps no cake options.
 func (l *liveNS) cakeRates(idx int, qs []Qdisc, n *nsState, x *Sample) {
 	if l.rt == nil {
-		sock, err := nl.GetNetlinkSocketAt(l.h, netns.None(), unix.NETLINK_ROUTE)
+		c, err := dialIn(l.h, unix.NETLINK_ROUTE)
 		if err != nil {
 			n.missing(x, "cake options", err)
 			return
 		}
-		l.rt = &nl.SocketHandle{Socket: sock}
+		l.rt = c
 	}
-	req := nl.NewNetlinkRequest(unix.RTM_GETQDISC, unix.NLM_F_DUMP)
-	req.AddData(&nl.TcMsg{Family: nl.FAMILY_ALL, Ifindex: int32(idx)})
-	req.Sockets = map[int]*nl.SocketHandle{unix.NETLINK_ROUTE: l.rt}
-	err := req.ExecuteIter(unix.NETLINK_ROUTE, unix.RTM_NEWQDISC, func(m []byte) bool {
-		if len(m) < nl.SizeofTcMsg {
-			return true
+	var tcm [tcmsgLen]byte // struct tcmsg: family, pad, ifindex, handle, parent, info
+	binary.NativeEndian.PutUint32(tcm[4:], uint32(idx))
+	l.rtMsg.Start(unix.RTM_GETQDISC, unix.NLM_F_DUMP, tcm[:])
+	err := l.rt.Do(&l.rtMsg, true, func(typ uint16, m []byte) error {
+		if typ != unix.RTM_NEWQDISC || len(m) < tcmsgLen || int(int32(binary.NativeEndian.Uint32(m[4:]))) != idx {
+			return nil
 		}
-		t := nl.DeserializeTcMsg(m)
-		if int(t.Ifindex) != idx {
-			return true
-		}
-		rate, ok, _ := cakeRate(m[nl.SizeofTcMsg:])
+		rate, ok, _ := cakeRate(m[tcmsgLen:])
 		if !ok {
-			return true
+			return nil
 		}
-		h := handleName(t.Handle, false)
+		h := handleName(binary.NativeEndian.Uint32(m[8:]), false)
 		for i := range qs {
 			if qs[i].Kind == "cake" && qs[i].Handle == h && qs[i].Iface == l.links[idx] {
 				qs[i].Rate = rate
 			}
 		}
-		return true
+		return nil
 	})
 	if err != nil {
 		n.missing(x, "cake options", err)
 	}
 }
+
+// tcmsgLen is struct tcmsg's size.
+const tcmsgLen = 20

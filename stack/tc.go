@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+
+	"github.com/nicdiag/nicdiag/internal/genl"
 )
 
 // tc handles (include/uapi/linux/pkt_sched.h).
@@ -41,39 +43,25 @@ func parentName(h uint32) string {
 func cakeRate(b []byte) (uint64, bool, error) {
 	const tcaKind, tcaOptions, cakeBaseRate64 = 1, 2, 2
 	var kind, opts []byte
-	err := attrs(b, func(typ uint16, v []byte) {
-		switch typ & 0x3fff { // less NLA_F_NESTED and NLA_F_NET_BYTEORDER
+	err := genl.Attrs(b, func(typ uint16, v []byte) error {
+		switch typ {
 		case tcaKind:
 			kind = v
 		case tcaOptions:
 			opts = v
 		}
+		return nil
 	})
 	if err != nil || !bytes.Equal(bytes.TrimRight(kind, "\x00"), []byte("cake")) || opts == nil {
-		return 0, false, err
+		return 0, false, genl.Malformed(err, ErrMalformed)
 	}
 	var rate uint64
 	found := false
-	err = attrs(opts, func(typ uint16, v []byte) {
-		if typ&0x3fff == cakeBaseRate64 && len(v) >= 8 {
+	err = genl.Attrs(opts, func(typ uint16, v []byte) error {
+		if typ == cakeBaseRate64 && len(v) >= 8 {
 			rate, found = binary.NativeEndian.Uint64(v), true
 		}
+		return nil
 	})
-	return rate, found && err == nil, err
-}
-
-// attrs calls f with the type and value of each netlink attribute in b.
-func attrs(b []byte, f func(typ uint16, v []byte)) error {
-	for len(b) > 0 {
-		if len(b) < 4 {
-			return malformed("netlink attributes", 0, "a header cut to %d bytes", len(b))
-		}
-		n := int(binary.NativeEndian.Uint16(b))
-		if n < 4 || n > len(b) {
-			return malformed("netlink attributes", 0, "an attribute of %d bytes in %d", n, len(b))
-		}
-		f(binary.NativeEndian.Uint16(b[2:]), b[4:n])
-		b = b[min(len(b), (n+3)&^3):]
-	}
-	return nil
+	return rate, found && err == nil, genl.Malformed(err, ErrMalformed)
 }
