@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
-	"net/http"
 	"strings"
+	"time"
 
+	"github.com/nicdiag/nicdiag"
 	"github.com/nicdiag/nicdiag/exporter"
 )
 
@@ -29,28 +29,27 @@ func ExampleCollector_WriteMetrics() {
 	// nicdiag_finding{code="pcie.slot_limited",severity="warn",subject="0000:01:00.0"} 1
 }
 
-// Serve runs the exporter's HTTP server until the context ends.
-func ExampleServe() {
-	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+// A check that already ran, written for node_exporter's textfile
+// collector.
+func ExampleWriteReport() {
+	start := time.Now()
+	r, err := nicdiag.Check(context.Background(), nicdiag.WithRoot("../testdata/snapshots/82576-minipcie-x1"))
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	c := exporter.New(exporter.WithRoot("../testdata/snapshots/82576-minipcie-x1"))
-	done := make(chan error, 1)
-	go func() { done <- exporter.Serve(ctx, ln, c, exporter.WithMaxConns(16)) }()
-	resp, err := http.Get("http://" + ln.Addr().String() + "/metrics")
-	if err != nil {
+	var b bytes.Buffer
+	if err := exporter.WriteReport(&b, r, time.Since(start)); err != nil {
 		fmt.Println(err)
 		return
 	}
-	resp.Body.Close()
-	fmt.Println(resp.Status, resp.Header.Get("Content-Type"))
-	stop()
-	fmt.Println(<-done)
+	for _, line := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(line, "nicdiag_up") || strings.HasPrefix(line, "nicdiag_line_rate") {
+			fmt.Println(line)
+		}
+	}
 	// Output:
-	// 200 OK text/plain; version=0.0.4; charset=utf-8
-	// <nil>
+	// nicdiag_line_rate_bytes_per_second{iface="enp1s0f0"} 2.467490247074122e+08
+	// nicdiag_line_rate_bytes_per_second{iface="enp1s0f1"} 2.467490247074122e+08
+	// nicdiag_up 1
 }

@@ -5,16 +5,19 @@
 // lacks, not copies of its counters.
 //
 // It writes the Prometheus text format (version 0.0.4) itself, with the
-// standard library alone, and serves it with a small HTTP/1.1 server of its
-// own, with timeouts and caps on connections and scrapes (Serve): net/http,
-// and crypto/tls with it, stay out of the programs that import it.
-// Package exporterhttp serves the same behind net/http.
+// standard library alone, so a program that imports it links no HTTP
+// server and no Prometheus client library: a Collector keeps one check's
+// exposition for the scrapes within its TTL, and WriteReport writes a
+// check that already ran (nicdiag check --format prom, for node_exporter's
+// textfile collector). Package exporterhttp serves a Collector over
+// net/http.
 package exporter
 
 import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -40,6 +43,25 @@ func WithRoot(dir string) Option { return func(c *Collector) { c.root = dir } }
 
 // WithTTL sets how long a check result is reused between scrapes.
 func WithTTL(d time.Duration) Option { return func(c *Collector) { c.ttl = d } }
+
+// WithCheck sets the check a Collector runs, in place of nicdiag.Check over
+// the WithRoot directory: a program with options of its own for the check,
+// or a test. check must return a report with its Host, or an error; ctx
+// ends 20 s after the check starts.
+func WithCheck(check func(ctx context.Context) (*nicdiag.Report, error)) Option {
+	return func(c *Collector) {
+		c.build = func(ctx context.Context, _ string) (*snapshotMetrics, error) {
+			r, err := check(ctx)
+			switch {
+			case err != nil:
+				return nil, err
+			case r == nil || r.Host == nil:
+				return nil, errors.New("exporter: the check returned no report")
+			}
+			return reportMetrics(r), nil
+		}
+	}
+}
 
 // Collector runs nicdiag.Check and keeps its result as one rendered
 // exposition. It is safe for concurrent scrapes: they share the cached
@@ -109,11 +131,42 @@ var (
 // then 0. It returns ctx's error, wrapped, when ctx ends before the check
 // does; the check goes on and fills the cache for the next call.
 func (c *Collector) WriteMetrics(ctx context.Context, w io.Writer) error {
-	p, err := c.current(ctx)
+	b, err := c.Exposition(ctx, false)
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(p.text)
+	_, err = w.Write(b)
+	return err
+}
+
+// Exposition returns what WriteMetrics writes, gzipped when gz is set (the
+// gzipped copy is made once per check, on the first call that asks). The
+// bytes are shared by every caller until the next check: do not modify
+// them.
+func (c *Collector) Exposition(ctx context.Context, gz bool) ([]byte, error) {
+	p, err := c.current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if gz {
+		return p.gzipped(), nil
+	}
+	return p.text, nil
+}
+
+// WriteReport writes r, the report of a check that took d, as a Collector
+// would serve it, less the Collector's counters of its own checks
+// (nicdiag_checks_total, nicdiag_check_errors_total): the exposition for
+// node_exporter's textfile collector. A nil r stands for a failed check:
+// nicdiag_up 0 and the duration, and no other series.
+func WriteReport(w io.Writer, r *nicdiag.Report, d time.Duration) error {
+	var samples []sample
+	up := 0.0
+	if r != nil {
+		samples, up = reportMetrics(r).samples, 1
+	}
+	samples = append(samples, sample{f: famUp, v: up}, sample{f: famSeconds, v: d.Seconds()})
+	_, err := w.Write(render(samples))
 	return err
 }
 
@@ -203,6 +256,11 @@ func build(ctx context.Context, root string) (*snapshotMetrics, error) {
 	if err != nil {
 		return nil, err
 	}
+	return reportMetrics(r), nil
+}
+
+// reportMetrics turns the report of one check into series.
+func reportMetrics(r *nicdiag.Report) *snapshotMetrics {
 	var ms []sample
 	add := func(f *family, v float64, labels ...string) {
 		ms = append(ms, sample{f: f, values: labels, v: v})
@@ -239,7 +297,7 @@ func build(ctx context.Context, root string) (*snapshotMetrics, error) {
 	for _, f := range r.Findings {
 		add(famFinding, 1, string(f.Code), f.Severity.String(), f.Subject)
 	}
-	return &snapshotMetrics{samples: ms}, nil
+	return &snapshotMetrics{samples: ms}
 }
 
 // addHops adds the trained and capable speed and width of every hop of p.

@@ -2,16 +2,20 @@ package exporter
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
+	"errors"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/nicdiag/nicdiag"
+	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/internal/snaptest"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -22,27 +26,12 @@ import (
 // own text parser (prometheus/common/expfmt), which stays out of the
 // binary.
 
-// serve starts the collector with Serve on a loopback port and returns the
-// metrics URL.
-func serve(t *testing.T, c *Collector) string {
-	t.Helper()
-	return "http://" + startServer(t, c) + "/metrics"
-}
+const seed = "../testdata/snapshots/82576-minipcie-x1"
 
-func scrape(t *testing.T, url string) map[string]*dto.MetricFamily {
+// scrape returns what c serves for one scrape, as Prometheus parses it.
+func scrape(t *testing.T, c *Collector) map[string]*dto.MetricFamily {
 	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("status %s", resp.Status)
-	}
-	if ct := resp.Header.Get("Content-Type"); ct != ContentType {
-		t.Errorf("Content-Type %q, want %q", ct, ContentType)
-	}
-	return parse(t, resp.Body)
+	return parse(t, bytes.NewReader(exposition(t, c)))
 }
 
 // parse reads an exposition with Prometheus' text parser.
@@ -75,8 +64,7 @@ func labels(m *dto.Metric) map[string]string {
 }
 
 func TestScrapeSeedSnapshot(t *testing.T) {
-	url := serve(t, New(WithRoot("../testdata/snapshots/82576-minipcie-x1")))
-	fams := scrape(t, url)
+	fams := scrape(t, New(WithRoot(seed)))
 
 	if v := fams["nicdiag_up"].GetMetric()[0].GetGauge().GetValue(); v != 1 {
 		t.Fatalf("nicdiag_up = %v", v)
@@ -138,31 +126,26 @@ func TestScrapeSeedSnapshot(t *testing.T) {
 
 // Concurrent scrapes share one cached check.
 func TestConcurrentScrapesShareOneCheck(t *testing.T) {
-	c := New(WithRoot("../testdata/snapshots/82576-minipcie-x1"), WithTTL(time.Hour))
-	url := serve(t, c)
+	c := New(WithRoot(seed), WithTTL(time.Hour))
 	var wg sync.WaitGroup
 	for i := 0; i < 8; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			resp, err := http.Get(url)
-			if err != nil {
+			if err := c.WriteMetrics(context.Background(), io.Discard); err != nil {
 				t.Error(err)
-				return
 			}
-			resp.Body.Close()
 		}()
 	}
 	wg.Wait()
-	fams := scrape(t, url)
+	fams := scrape(t, c)
 	if n := fams["nicdiag_checks_total"].GetMetric()[0].GetCounter().GetValue(); n != 1 {
 		t.Errorf("%v checks for 9 scrapes within the TTL, want 1", n)
 	}
 }
 
 func TestMissingRootIsDownNotFatal(t *testing.T) {
-	url := serve(t, New(WithRoot(t.TempDir()+"/nope")))
-	fams := scrape(t, url)
+	fams := scrape(t, New(WithRoot(t.TempDir()+"/nope")))
 	if fams["nicdiag_up"] == nil {
 		t.Fatal("no nicdiag_up")
 	}
@@ -171,7 +154,7 @@ func TestMissingRootIsDownNotFatal(t *testing.T) {
 // A PCI function bound to vfio-pci has no netdev, but it is a NIC: its
 // identity, hops and ceiling are exported under its PCI address.
 func TestScrapeNoNetdevFunction(t *testing.T) {
-	fams := scrape(t, serve(t, New(WithRoot("../testdata/snapshots/i350-dpdk-vfio"))))
+	fams := scrape(t, New(WithRoot("../testdata/snapshots/i350-dpdk-vfio")))
 	want := map[string]bool{"nicdiag_nic_info": false, "nicdiag_ceiling_bytes_per_second": false,
 		"nicdiag_pcie_hop_speed_transfers_per_second": false, "nicdiag_line_rate_bytes_per_second": false}
 	for name := range want {
@@ -214,15 +197,164 @@ func TestExpositionPassesPromtool(t *testing.T) {
 // (nicdiag_up 0), not a host without NICs.
 func TestScrapeDeletedRoot(t *testing.T) {
 	dir := snaptest.Copy(t, "../testdata/snapshots/82576-minipcie-x1")
-	url := serve(t, New(WithRoot(dir), WithTTL(time.Nanosecond)))
-	if v := scrape(t, url)["nicdiag_up"].GetMetric()[0].GetGauge().GetValue(); v != 1 {
+	c := New(WithRoot(dir), WithTTL(time.Nanosecond))
+	if v := scrape(t, c)["nicdiag_up"].GetMetric()[0].GetGauge().GetValue(); v != 1 {
 		t.Fatalf("nicdiag_up = %v before", v)
 	}
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(time.Millisecond)
-	if v := scrape(t, url)["nicdiag_up"].GetMetric()[0].GetGauge().GetValue(); v != 0 {
+	if v := scrape(t, c)["nicdiag_up"].GetMetric()[0].GetGauge().GetValue(); v != 0 {
 		t.Errorf("nicdiag_up = %v after the snapshot is gone", v)
+	}
+}
+
+// blockingCollector returns a collector whose checks wait for release (or
+// for the test's end) and that reports on entered each time one starts.
+func blockingCollector(t *testing.T) (c *Collector, entered <-chan struct{}, release func()) {
+	t.Helper()
+	c = New(WithRoot(seed))
+	in := make(chan struct{}, 16)
+	gate := make(chan struct{})
+	var once sync.Once
+	release = func() { once.Do(func() { close(gate) }) }
+	t.Cleanup(release)
+	c.build = func(ctx context.Context, root string) (*snapshotMetrics, error) {
+		in <- struct{}{}
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return build(ctx, root)
+	}
+	return c, in, release
+}
+
+// WriteMetrics gives up when its context ends before the check does, with
+// an error that says why; the check goes on and serves the next call.
+func TestWriteMetricsContextEnds(t *testing.T) {
+	c, entered, release := blockingCollector(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	var b bytes.Buffer
+	err := c.WriteMetrics(ctx, &b)
+	if !errors.Is(err, context.DeadlineExceeded) || b.Len() != 0 {
+		t.Fatalf("WriteMetrics past its deadline: %v, %d bytes", err, b.Len())
+	}
+	<-entered
+	release()
+	if err := c.WriteMetrics(context.Background(), &b); err != nil || !strings.Contains(b.String(), "\nnicdiag_up 1\n") {
+		t.Errorf("WriteMetrics after the check: %v\n%s", err, b.String())
+	}
+	if n := strings.Count(b.String(), "nicdiag_checks_total 1\n"); n != 1 {
+		t.Errorf("the second call ran another check:\n%s", b.String())
+	}
+}
+
+// Exposition hands out one check's bytes, plain or gzipped: the same
+// slices to every caller within the TTL, the gzipped ones unzipping to the
+// plain ones.
+func TestExpositionGzip(t *testing.T) {
+	c := New(WithRoot(seed), WithTTL(time.Hour))
+	ctx := context.Background()
+	plain, err := c.Exposition(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zipped, err := c.Exposition(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := c.Exposition(ctx, true)
+	if &again[0] != &zipped[0] {
+		t.Error("the gzipped exposition was compressed twice within the TTL")
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(zipped))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unzipped, err := io.ReadAll(zr)
+	if err != nil || !bytes.Equal(unzipped, plain) {
+		t.Errorf("gunzipped exposition differs from the plain one (%v)", err)
+	}
+	if len(zipped) >= len(plain) {
+		t.Errorf("gzip: %d bytes from %d", len(zipped), len(plain))
+	}
+}
+
+// counterLines matches the Collector's own counters, which WriteReport
+// leaves out, and the check's wall time, which differs from run to run.
+var counterLines = regexp.MustCompile(`(?m)^# (HELP|TYPE) nicdiag_check(s|_errors)_total .*\n|^nicdiag_check(s|_errors)_total .*\n|^nicdiag_check_duration_seconds .*$`)
+
+// WriteReport writes a check that ran elsewhere as the Collector serves
+// it, byte for byte, less the Collector's counters; a failed check is
+// nicdiag_up 0 and the duration.
+func TestWriteReport(t *testing.T) {
+	for _, snap := range bundledSnapshots(t) {
+		served := exposition(t, New(WithRoot(snap)))
+		r, err := nicdiag.Check(context.Background(), nicdiag.WithRoot(snap))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := WriteReport(&b, r, 1500*time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "\nnicdiag_check_duration_seconds 1.5\n") {
+			t.Errorf("%s: no duration of 1.5 s:\n%s", snap, b.String())
+		}
+		want := counterLines.ReplaceAll(served, nil)
+		if got := counterLines.ReplaceAll(b.Bytes(), nil); !bytes.Equal(got, want) {
+			t.Errorf("%s: WriteReport differs from the Collector's exposition:\n%s\n--- served\n%s", snap, got, want)
+		}
+	}
+	var b bytes.Buffer
+	if err := WriteReport(&b, nil, 2*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	want := `# HELP nicdiag_check_duration_seconds Wall time of the last check, in seconds.
+# TYPE nicdiag_check_duration_seconds gauge
+nicdiag_check_duration_seconds 2
+# HELP nicdiag_up 1 when the last check succeeded, 0 when it failed (the other series then carry the last good check, if any).
+# TYPE nicdiag_up gauge
+nicdiag_up 0
+`
+	if b.String() != want {
+		t.Errorf("a failed check:\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// WithCheck runs the given check: its report's findings are served, its
+// error is nicdiag_up 0, and a report without a host is an error, not a
+// panic.
+func TestWithCheck(t *testing.T) {
+	var calls int
+	r := &nicdiag.Report{Host: &nicdiag.Host{}, Findings: []finding.Finding{{Code: "test.code", Severity: finding.Warn, Subject: "eth9"}}}
+	var fail error
+	c := New(WithTTL(time.Nanosecond), WithCheck(func(ctx context.Context) (*nicdiag.Report, error) {
+		calls++
+		if fail != nil {
+			return nil, fail
+		}
+		return r, nil
+	}))
+	text := string(exposition(t, c))
+	if !strings.Contains(text, "\n"+`nicdiag_finding{code="test.code",severity="warn",subject="eth9"} 1`+"\n") || !strings.Contains(text, "\nnicdiag_up 1\n") {
+		t.Errorf("WithCheck's report not served:\n%s", text)
+	}
+	fail = errors.New("broken")
+	time.Sleep(time.Millisecond)
+	if text := string(exposition(t, c)); !strings.Contains(text, "\nnicdiag_up 0\n") || !strings.Contains(text, `code="test.code"`) {
+		t.Errorf("a failed check: want nicdiag_up 0 and the last good series:\n%s", text)
+	}
+	fail, r = nil, &nicdiag.Report{}
+	time.Sleep(time.Millisecond)
+	if text := string(exposition(t, c)); !strings.Contains(text, "\nnicdiag_up 0\n") || !strings.Contains(text, "nicdiag_check_errors_total 2\n") {
+		t.Errorf("a report without a host: want a failed check:\n%s", text)
+	}
+	if calls != 3 {
+		t.Errorf("%d checks, want 3", calls)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// ContentType is the media type of the exposition Serve serves and
+// ContentType is the media type of the exposition Exposition returns and
 // WriteMetrics writes: the Prometheus text format, version 0.0.4.
 const ContentType = "text/plain; version=0.0.4; charset=utf-8"
 

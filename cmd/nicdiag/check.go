@@ -7,9 +7,12 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/nicdiag/nicdiag"
+	"github.com/nicdiag/nicdiag/exporter"
 	"github.com/nicdiag/nicdiag/finding"
+	"github.com/nicdiag/nicdiag/internal/atomicfile"
 )
 
 var checkCmd = &command{
@@ -25,11 +28,32 @@ driver, or to none) get the PCIe checks too; name one by its PCI address.
 Prints each finding with what to do about it, worst first.
 Exit code: 0 nothing at warn or above, 1 a warning, 2 an error, 3 nicdiag failed.
 
+--format prom writes the findings, ceilings and PCIe links as
+nicdiag_exporter serves them (Prometheus text format 0.0.4), less its
+counters of its own checks: for node_exporter's textfile collector, from a
+timer. -o FILE writes it atomically (a temporary file in FILE's directory,
+synced, renamed over FILE, mode 0644); the textfile collector reads only
+names ending in .prom. A check that fails writes nicdiag_up 0 (and exits 3).
+
 Examples:
   nicdiag check
   nicdiag check enp1s0f0
-  nicdiag --root testdata/snapshots/82576-minipcie-x1 check --json`,
-	bind: noFlags(runCheck),
+  nicdiag --root testdata/snapshots/82576-minipcie-x1 check --json
+  nicdiag check --format prom -o /var/lib/node_exporter/textfile_collector/nicdiag.prom`,
+	bind: func(fs *flag.FlagSet) runFunc {
+		f := &checkFlags{}
+		fs.StringVar(&f.format, "format", "text", "output `FORMAT`: text, or prom (the Prometheus exposition)")
+		fs.StringVar(&f.out, "o", "", "write the --format prom exposition to `FILE`, atomically, instead of standard output")
+		return func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
+			return runCheck(ctx, e, args, *f)
+		}
+	},
+}
+
+// checkFlags are the check command's own flags.
+type checkFlags struct {
+	format string
+	out    string
 }
 
 // checkJSON is the JSON document of `check --json`.
@@ -43,7 +67,18 @@ type checkJSON struct {
 	NoNetdev []string `json:"no_netdev,omitempty"`
 }
 
-func runCheck(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
+func runCheck(ctx context.Context, e *env, args []string, f checkFlags) int {
+	switch {
+	case f.format != "text" && f.format != "prom":
+		return e.usageError("check", fmt.Sprintf("--format %q: want text or prom", f.format))
+	case f.format == "prom" && e.json:
+		return e.usageError("check", "--json and --format prom: choose one")
+	case f.out != "" && f.format != "prom":
+		return e.usageError("check", "-o writes the Prometheus exposition: add --format prom")
+	}
+	if f.format == "prom" {
+		return checkProm(ctx, e, args, f.out)
+	}
 	root, err := e.openRoot(ctx)
 	if err != nil {
 		return e.fail(err)
@@ -120,4 +155,33 @@ func renderFindings(w io.Writer, names, bare []string, fs []finding.Finding) {
 			}
 		}
 	}
+}
+
+// checkProm runs the check and writes its exposition to out (standard
+// output when ""): a failed check is nicdiag_up 0, written before the
+// error is reported, so an alert on it fires.
+func checkProm(ctx context.Context, e *env, args []string, out string) int {
+	start := time.Now()
+	root, err := e.openRoot(ctx)
+	var r *nicdiag.Report
+	if err == nil {
+		r, err = nicdiag.Check(ctx, nicdiag.WithRoot(root), nicdiag.WithInterfaces(args...))
+	}
+	took := time.Since(start)
+	write := func(w io.Writer) error { return exporter.WriteReport(w, r, took) }
+	var werr error
+	if out == "" {
+		werr = write(e.stdout)
+	} else {
+		werr = atomicfile.Write(out, 0o644, write)
+	}
+	switch {
+	case err != nil && root != "":
+		return e.failLookup(ctx, root, args, err)
+	case err != nil:
+		return e.fail(err)
+	case werr != nil:
+		return e.fail(werr)
+	}
+	return exitFor(r.Findings)
 }

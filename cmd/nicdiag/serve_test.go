@@ -1,80 +1,28 @@
 package main
 
 import (
-	"bufio"
-	"context"
 	"debug/elf"
-	"io"
-	"net/http"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/nicdiag/nicdiag/exporter"
 )
 
-// The serve command answers a scrape over loopback and stops on cancel.
-func TestServeScrapeAndStop(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"--root", snaps + "82576-minipcie-x1", "serve", "--listen", "127.0.0.1:0"}, pw, io.Discard)
-		pw.Close()
-	}()
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	if err != nil {
-		t.Fatalf("no listening line: %v", err)
-	}
-	go io.Copy(io.Discard, pr)
-	url := strings.TrimSpace(strings.TrimPrefix(line, "serving metrics on "))
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if !strings.Contains(string(body), `nicdiag_finding{code="pcie.bottleneck"`) {
-		t.Errorf("scrape lacks the bottleneck finding:\n%s", body)
-	}
-	cancel()
-	select {
-	case code := <-done:
-		if code != exitOK {
-			t.Errorf("serve exited %d after cancel, want 0", code)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("serve did not stop after cancel")
-	}
-}
-
-// The limits the serve help states are the exporter's defaults.
-func TestServeHelpStatesLimits(t *testing.T) {
-	help, _, _ := runCLI(t, "help", "serve")
-	help = strings.Join(strings.Fields(help), " ")
-	secs := func(d time.Duration) string { return strconv.Itoa(int(d.Seconds())) + " s" }
-	for _, want := range []string{
-		"at most " + strconv.Itoa(exporter.DefaultMaxConns) + " connections",
-		strconv.Itoa(exporter.DefaultMaxScrapes) + " scrapes at once",
-		"503 with Retry-After: 1",
-		"waits at most " + secs(exporter.DefaultScrapeTimeout),
-		"headers within " + secs(exporter.DefaultReadHeaderTimeout),
-		"request within " + secs(exporter.DefaultReadTimeout),
-		"written within " + secs(exporter.DefaultWriteTimeout),
-		"closed after " + secs(exporter.DefaultIdleTimeout),
-	} {
-		if !strings.Contains(help, want) {
-			t.Errorf("serve help lacks %q:\n%s", want, help)
+// serve says, in one line, where the exporter is, whatever flags an old
+// unit passes it, and fails.
+func TestServeMoved(t *testing.T) {
+	for _, args := range [][]string{{"serve"}, {"serve", "--listen", "127.0.0.1:9799"}, {"--root", snaps + "82576-minipcie-x1", "serve", "--ttl", "1m"}} {
+		stdout, stderr, code := runCLI(t, args...)
+		if code != exitFail || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "nicdiag_exporter") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, stdout, stderr)
 		}
 	}
 }
 
-// serve's HTTP server is the exporter's own, so net/http and crypto/tls
-// (with x509, http2's hpack and their package inits) are not linked: no
-// command pays their start-up (issue #17). Their init functions would be in
-// the symbol table if they were.
-func TestServeLinksNoNetHTTP(t *testing.T) {
+// nicdiag links no HTTP server: net/http and crypto/tls (with x509,
+// http2's hpack and their package inits) would cost every command's
+// start-up; the exporter that serves HTTP is nicdiag_exporter. The
+// exporter package is linked (check --format prom). Init functions would
+// be in the symbol table if the packages were linked.
+func TestLinksNoNetHTTP(t *testing.T) {
 	f, err := elf.Open(binary(t))
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +43,8 @@ func TestServeLinksNoNetHTTP(t *testing.T) {
 	if !linked("github.com/nicdiag/nicdiag/exporter") || !linked("net") {
 		t.Fatalf("the symbol table lacks the exporter or net: it cannot tell what is linked")
 	}
-	for _, pkg := range []string{"net/http", "crypto/tls", "crypto/x509", "vendor/golang.org/x/net/http2/hpack", "net/textproto", "mime"} {
+	for _, pkg := range []string{"net/http", "crypto/tls", "crypto/x509", "vendor/golang.org/x/net/http2/hpack", "net/textproto", "mime",
+		"github.com/nicdiag/nicdiag/exporter/exporterhttp", "github.com/prometheus/exporter-toolkit/web", "github.com/prometheus/client_golang/prometheus"} {
 		if linked(pkg) {
 			t.Errorf("%s is linked into nicdiag", pkg)
 		}

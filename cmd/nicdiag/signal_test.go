@@ -196,46 +196,6 @@ var signals = []struct {
 	code int
 }{{syscall.SIGTERM, 143}, {syscall.SIGINT, 130}}
 
-// serve --root X.tar.gz: a signal is serve's ordinary end, so it shuts
-// down and exits 0; the unpacked snapshot is removed.
-func TestSignalServe(t *testing.T) {
-	archive := snapArchive(t)
-	for _, s := range signals {
-		t.Run(s.sig.String(), func(t *testing.T) {
-			p := startNicdiag(t, nil, "--root", archive, "serve", "--listen", "127.0.0.1:0")
-			p.line(t, "serving metrics on")
-			p.tmpHolds(t)
-			code, took := p.signal(t, s.sig)
-			t.Logf("%v to exit %d: %v", s.sig, code, took)
-			if code != exitOK || took > promptly {
-				t.Errorf("exit %d after %v; want 0 within %v; stderr:\n%s", code, took, promptly, p.stderr.String())
-			}
-			p.tmpEmpty(t)
-		})
-	}
-}
-
-// A closed output pipe ("| head") ends nicdiag as SIGPIPE would, 141, but
-// with its temporary files removed: serve --root X.tar.gz, whose only
-// write is its first line, would otherwise serve on with the write failed.
-func TestSignalPipeClosed(t *testing.T) {
-	archive := snapArchive(t)
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.Close()
-	defer w.Close()
-	start := time.Now()
-	p := startNicdiag(t, w, "--root", archive, "serve", "--listen", "127.0.0.1:0")
-	code, took := p.wait(t, start)
-	t.Logf("serve writing to a closed pipe: exit %d after %v (from start)", code, took)
-	if code != 141 {
-		t.Errorf("exit %d; want 141; stderr:\n%s", code, p.stderr.String())
-	}
-	p.tmpEmpty(t)
-}
-
 // fullPipe returns a pipe whose buffer is full: a write to w blocks until
 // someone reads r, which nobody does.
 func fullPipe(t *testing.T) (r, w *os.File) {

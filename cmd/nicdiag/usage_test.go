@@ -52,7 +52,6 @@ func TestUsageErrorOneLine(t *testing.T) {
 		{[]string{"show"}, "nicdiag show: need exactly one interface name", "show"},
 		{[]string{"explain"}, "nicdiag explain: need exactly one interface name or PCI address", "explain"},
 		{[]string{"snapshot"}, "nicdiag snapshot: need -o FILE", "snapshot"},
-		{[]string{"serve", "x"}, `nicdiag serve: unexpected argument "x"`, "serve"},
 		{[]string{"report"}, "nicdiag report: need exactly one record", "report"},
 		{[]string{"check", "--bogus"}, "nicdiag check: flag provided but not defined: --bogus", "check"},
 		{[]string{"snapshot", "-o"}, "nicdiag snapshot: flag needs an argument: -o", "snapshot"},

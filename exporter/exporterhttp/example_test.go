@@ -1,7 +1,9 @@
 package exporterhttp_test
 
 import (
+	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 
@@ -13,7 +15,7 @@ import (
 func ExampleHandler() {
 	c := exporter.New(exporter.WithRoot("../../testdata/snapshots/82576-minipcie-x1"))
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", exporterhttp.Handler(c, exporter.WithMaxScrapes(2)))
+	mux.Handle("/metrics", exporterhttp.Handler(c, exporterhttp.WithMaxScrapes(2)))
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 	resp, err := http.Get(srv.URL + "/metrics")
@@ -25,4 +27,30 @@ func ExampleHandler() {
 	fmt.Println(resp.Status, resp.Header.Get("Content-Type"))
 	// Output:
 	// 200 OK text/plain; version=0.0.4; charset=utf-8
+}
+
+// A Server with the exporter's timeouts and connection cap, shut down
+// when done.
+func ExampleNewServer() {
+	c := exporter.New(exporter.WithRoot("../../testdata/snapshots/82576-minipcie-x1"))
+	s := exporterhttp.NewServer(c, exporterhttp.WithMaxConns(16))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ln) }()
+	resp, err := http.Get("http://" + ln.Addr().String() + "/metrics")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	resp.Body.Close()
+	fmt.Println(resp.Status)
+	s.HTTP.Shutdown(context.Background())
+	fmt.Println(<-done)
+	// Output:
+	// 200 OK
+	// http: Server closed
 }
