@@ -39,8 +39,9 @@ func ExampleNewServer() {
 		fmt.Println(err)
 		return
 	}
+	hs := s.HTTPServer()
 	done := make(chan error, 1)
-	go func() { done <- s.Serve(ln) }()
+	go func() { done <- hs.Serve(s.Listener(ln)) }()
 	resp, err := http.Get("http://" + ln.Addr().String() + "/metrics")
 	if err != nil {
 		fmt.Println(err)
@@ -48,7 +49,7 @@ func ExampleNewServer() {
 	}
 	resp.Body.Close()
 	fmt.Println(resp.Status)
-	s.HTTP.Shutdown(context.Background())
+	hs.Shutdown(context.Background())
 	fmt.Println(<-done)
 	// Output:
 	// 200 OK

@@ -76,7 +76,7 @@ func TestConnCapKeepsActiveTLS(t *testing.T) {
 	s := NewServer(c, WithMaxConns(1), WithScrapeTimeout(time.Minute))
 	s.SetErrorLog(log.New(io.Discard, "", 0))
 	ts := httptest.NewUnstartedServer(nil)
-	ts.Config = s.HTTP
+	ts.Config = s.HTTPServer()
 	ts.Listener = s.Listener(ts.Listener)
 	ts.StartTLS()
 	defer ts.Close()

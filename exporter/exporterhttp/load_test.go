@@ -449,8 +449,9 @@ func BenchmarkScrapeSilentConnections(b *testing.B) {
 			}
 			s := NewServer(exporter.New(exporter.WithRoot(seed), exporter.WithTTL(time.Hour)))
 			s.SetErrorLog(log.New(io.Discard, "", 0))
-			go s.Serve(ln)
-			defer s.HTTP.Close()
+			hs := s.HTTPServer()
+			go hs.Serve(s.Listener(ln))
+			defer hs.Close()
 			url := "http://" + ln.Addr().String() + "/metrics"
 			client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 10 * time.Second}
 			scrape := func() {

@@ -8,54 +8,58 @@ import (
 	"github.com/nicdiag/nicdiag/exporter"
 )
 
-// Server is an http.Server for a Collector with the exporter's limits, and
-// the connection cap its listeners get.
+// Server is what serves a Collector with the exporter's limits: its
+// Handler, the timeouts of its http.Servers and the connection cap shared
+// by its listeners.
 type Server struct {
-	// HTTP serves Handler with the timeouts of the options: the request
-	// headers (and a TLS handshake) within WithReadHeaderTimeout, the
-	// whole request within WithReadTimeout, headers up to MaxHeaderBytes,
-	// an idle keep-alive connection closed after WithIdleTimeout, and every
-	// response written within WithScrapeTimeout plus WithWriteTimeout of
-	// its request (the exposition within WithWriteTimeout of being ready).
-	// Its ConnState hook is the connection cap's: keep it if you replace
-	// it. Serve it on listeners from Listener, with Serve or ServeTLS, or
-	// with exporter-toolkit's web.Serve.
-	HTTP  *http.Server
-	conns *connLimit
+	handler http.Handler
+	conns   *connLimit
+	cfg     config
+	log     *log.Logger
 }
 
-// NewServer returns a Server for c. Its errors go to the log package's
-// standard logger, as net/http's do, unless HTTP.ErrorLog is set.
+// NewServer returns a Server for c.
 func NewServer(c *exporter.Collector, opts ...Option) *Server {
 	cfg := newConfig(opts)
-	s := &Server{conns: newConnLimit(cfg.maxConns)}
-	s.HTTP = &http.Server{
-		Handler:           newHandler(c, cfg),
-		ReadHeaderTimeout: min(cfg.readHeader, cfg.read),
-		ReadTimeout:       cfg.read,
-		WriteTimeout:      cfg.scrapeTimeout + cfg.write,
-		IdleTimeout:       cfg.idle,
-		MaxHeaderBytes:    MaxHeaderBytes,
-		ConnState:         s.conns.connState,
-	}
-	return s
+	return &Server{handler: newHandler(c, cfg), conns: newConnLimit(cfg.maxConns), cfg: cfg}
 }
 
-// SetErrorLog sets where the server logs what it refuses or fails to
-// write: nil is the log package's standard logger.
-func (s *Server) SetErrorLog(l *log.Logger) { s.HTTP.ErrorLog = l }
+// SetErrorLog sets where the http.Servers that HTTPServer returns from
+// now on log what they refuse or fail to write; nil is the log package's
+// standard logger, as in net/http.
+func (s *Server) SetErrorLog(l *log.Logger) { s.log = l }
 
-// Listener returns ln with the connection cap (WithMaxConns): past it, the
-// next connection waits in the kernel's accept queue while room is made
-// for it. The connection idle the longest is closed for it, or else the
-// oldest one that has not sent a whole request head in 100 ms (a silent
-// or slow client), and a connection that turns idle while one waits is
-// closed. A connection busy with a request is never closed for room. So
-// neither idle keep-alive connections nor clients that connect and send
-// nothing keep a scraper out, and the process holds at most the cap plus
-// one connection per listener.
+// HTTPServer returns a new http.Server for s's listeners (see Listener):
+// the Handler, the request headers (and a TLS handshake) within
+// WithReadHeaderTimeout, the whole request within WithReadTimeout,
+// headers up to MaxHeaderBytes, an idle keep-alive connection closed after
+// WithIdleTimeout, and every response written within WithScrapeTimeout
+// plus WithWriteTimeout of its request (the exposition within
+// WithWriteTimeout of being ready). Its ConnState hook feeds the
+// connection cap: keep it. Each call returns another http.Server, all
+// sharing the handler and the cap: one per listener where the server is
+// handed to exporter-toolkit's web.Serve, which sets its handler and TLS.
+func (s *Server) HTTPServer() *http.Server {
+	return &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: min(s.cfg.readHeader, s.cfg.read),
+		ReadTimeout:       s.cfg.read,
+		WriteTimeout:      s.cfg.scrapeTimeout + s.cfg.write,
+		IdleTimeout:       s.cfg.idle,
+		MaxHeaderBytes:    MaxHeaderBytes,
+		ConnState:         s.conns.connState,
+		ErrorLog:          s.log,
+	}
+}
+
+// Listener returns ln under s's connection cap (WithMaxConns), which all
+// of s's listeners share: past it, the next connection waits in the
+// kernel's accept queue while room is made for it. The connection idle
+// the longest is closed for it, or else the oldest one that has sent no
+// whole request head in silentAfter (250 ms) and has nothing unread in its
+// socket (a silent or slow client), and a connection that turns idle while
+// one waits is closed. A connection busy with a request is never closed
+// for room. So neither idle keep-alive connections nor clients that
+// connect and send nothing keep a scraper out, and the process holds at
+// most the cap plus one connection per listener.
 func (s *Server) Listener(ln net.Listener) net.Listener { return s.conns.listen(ln) }
-
-// Serve serves s.HTTP on ln, under the connection cap, until s.HTTP is
-// shut down or closed (then it returns http.ErrServerClosed).
-func (s *Server) Serve(ln net.Listener) error { return s.HTTP.Serve(s.Listener(ln)) }

@@ -34,13 +34,14 @@ func startServer(t *testing.T, c *exporter.Collector, opts ...Option) string {
 	}
 	s := NewServer(c, opts...)
 	s.SetErrorLog(log.New(io.Discard, "", 0))
+	hs := s.HTTPServer()
 	done := make(chan error, 1)
-	go func() { done <- s.Serve(ln) }()
+	go func() { done <- hs.Serve(s.Listener(ln)) }()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		if err := s.HTTP.Shutdown(ctx); err != nil {
-			s.HTTP.Close()
+		if err := hs.Shutdown(ctx); err != nil {
+			hs.Close()
 		}
 		if err := <-done; !errors.Is(err, http.ErrServerClosed) {
 			t.Errorf("Serve: %v", err)
@@ -124,7 +125,7 @@ func (r *rawConn) closed() bool {
 func TestServerDefaults(t *testing.T) {
 	c := exporter.New(exporter.WithRoot(seed))
 	s := NewServer(c, WithMaxScrapes(0), WithMaxConns(-1), WithIdleTimeout(0), WithWriteTimeout(-time.Second), WithMetricsPath("x"), nil)
-	h := s.HTTP
+	h := s.HTTPServer()
 	if h.ReadHeaderTimeout != DefaultReadHeaderTimeout || h.ReadTimeout != DefaultReadTimeout || h.IdleTimeout != DefaultIdleTimeout ||
 		h.WriteTimeout != DefaultScrapeTimeout+DefaultWriteTimeout || h.MaxHeaderBytes != MaxHeaderBytes || h.ConnState == nil {
 		t.Errorf("http.Server %+v", h)
@@ -135,10 +136,14 @@ func TestServerDefaults(t *testing.T) {
 		t.Errorf("handler %+v, %d connection slots", hd, cap(s.conns.slots))
 	}
 	s = NewServer(c, WithMaxScrapes(7), WithMaxConns(9), WithWriteTimeout(time.Second), WithReadHeaderTimeout(time.Minute), WithMetricsPath("/x"))
-	hd = s.HTTP.Handler.(*handler)
+	h = s.HTTPServer()
+	hd = h.Handler.(*handler)
 	if cap(hd.slots) != 7 || cap(s.conns.slots) != 9 || hd.write != time.Second || hd.path != "/x" ||
-		s.HTTP.ReadHeaderTimeout != DefaultReadTimeout { // never past the whole request's
-		t.Errorf("handler %+v, %d connection slots, ReadHeaderTimeout %v", hd, cap(s.conns.slots), s.HTTP.ReadHeaderTimeout)
+		h.ReadHeaderTimeout != DefaultReadTimeout { // never past the whole request's
+		t.Errorf("handler %+v, %d connection slots, ReadHeaderTimeout %v", hd, cap(s.conns.slots), h.ReadHeaderTimeout)
+	}
+	if h2 := s.HTTPServer(); h2 == h || h2.Handler != h.Handler {
+		t.Error("HTTPServer: want a new http.Server with the same handler")
 	}
 }
 
