@@ -1,14 +1,6 @@
 package main
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -18,89 +10,16 @@ import (
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
+
+	"github.com/nicdiag/nicdiag/internal/testpki"
 )
-
-// pki is a certificate authority made for one test, with a server
-// certificate for 127.0.0.1 and a client certificate, all signed by it
-// and written as PEM files in dir.
-type pki struct {
-	dir                       string
-	pool                      *x509.CertPool
-	client                    tls.Certificate
-	caFile, certFile, keyFile string
-}
-
-func newPKI(t *testing.T) *pki {
-	t.Helper()
-	p := &pki{dir: t.TempDir(), pool: x509.NewCertPool()}
-	caKey := newKey(t)
-	caTmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "nicdiag test CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ca, _ := x509.ParseCertificate(caDER)
-	p.pool.AddCert(ca)
-	p.caFile = p.write(t, "ca.crt", "CERTIFICATE", caDER)
-
-	leaf := func(serial int64, usage x509.ExtKeyUsage, ips ...net.IP) ([]byte, *ecdsa.PrivateKey) {
-		key := newKey(t)
-		tmpl := &x509.Certificate{
-			SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: "nicdiag test"},
-			NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-			KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{usage}, IPAddresses: ips,
-		}
-		der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return der, key
-	}
-	der, key := leaf(2, x509.ExtKeyUsageServerAuth, net.ParseIP("127.0.0.1"))
-	p.certFile = p.write(t, "server.crt", "CERTIFICATE", der)
-	p.keyFile = p.write(t, "server.key", "PRIVATE KEY", marshalKey(t, key))
-	der, key = leaf(3, x509.ExtKeyUsageClientAuth)
-	p.client = tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
-	return p
-}
-
-func newKey(t *testing.T) *ecdsa.PrivateKey {
-	t.Helper()
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k
-}
-
-func marshalKey(t *testing.T, k *ecdsa.PrivateKey) []byte {
-	t.Helper()
-	b, err := x509.MarshalPKCS8PrivateKey(k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func (p *pki) write(t *testing.T, name, kind string, der []byte) string {
-	t.Helper()
-	path := filepath.Join(p.dir, name)
-	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: kind, Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 // webConfig writes an exporter-toolkit web configuration with the server
 // certificate, extra lines for tls_server_config, and basic-auth users.
-func (p *pki) webConfig(t *testing.T, tlsExtra string, users map[string]string) string {
+func webConfig(t *testing.T, p *testpki.PKI, tlsExtra string, users map[string]string) string {
 	t.Helper()
 	var b strings.Builder
-	b.WriteString("tls_server_config:\n  cert_file: " + p.certFile + "\n  key_file: " + p.keyFile + "\n" + tlsExtra)
+	b.WriteString("tls_server_config:\n  cert_file: " + p.CertFile + "\n  key_file: " + p.KeyFile + "\n" + tlsExtra)
 	if len(users) > 0 {
 		b.WriteString("basic_auth_users:\n")
 		for user, password := range users {
@@ -111,21 +30,17 @@ func (p *pki) webConfig(t *testing.T, tlsExtra string, users map[string]string) 
 			b.WriteString("  " + user + ": " + string(hash) + "\n")
 		}
 	}
-	path := filepath.Join(p.dir, "web.yml")
+	path := filepath.Join(p.Dir, "web.yml")
 	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return path
 }
 
-// client returns an HTTPS client that trusts p's CA, with cert as its own
-// certificate when given.
-func (p *pki) httpsClient(cert *tls.Certificate) *http.Client {
-	cfg := &tls.Config{RootCAs: p.pool}
-	if cert != nil {
-		cfg.Certificates = []tls.Certificate{*cert}
-	}
-	return &http.Client{Transport: &http.Transport{TLSClientConfig: cfg}, Timeout: 20 * time.Second}
+// httpsClient returns an HTTPS client that trusts p's CA and, with
+// client set, presents p's client certificate.
+func httpsClient(p *testpki.PKI, client bool) *http.Client {
+	return &http.Client{Transport: &http.Transport{TLSClientConfig: p.TLSConfig(client)}, Timeout: 20 * time.Second}
 }
 
 func scrape(t *testing.T, client *http.Client, url, user, password string) (int, http.Header, string, error) {
@@ -160,11 +75,11 @@ func scrape(t *testing.T, client *http.Client, url, user, password string) (int,
 // or with a wrong password, gets 401 and no series; plain HTTP to the TLS
 // port gets no series; a client that does not trust the CA gets no answer.
 func TestTLSBasicAuth(t *testing.T) {
-	p := newPKI(t)
-	cfg := p.webConfig(t, "", map[string]string{"prometheus": "s3cret pass"})
+	p := testpki.New(t)
+	cfg := webConfig(t, p, "", map[string]string{"prometheus": "s3cret pass"})
 	r := start(t, "--root", seed, "--web.config.file", cfg)
 	url := "https://" + r.addrs[0] + "/metrics"
-	client := p.httpsClient(nil)
+	client := httpsClient(p, false)
 
 	code, _, body, err := scrape(t, client, url, "prometheus", "s3cret pass")
 	if err != nil || code != 200 || !strings.Contains(body, "\nnicdiag_up 1\n") || !strings.Contains(body, `nicdiag_finding{code="pcie.bottleneck"`) {
@@ -198,14 +113,14 @@ func TestTLSBasicAuth(t *testing.T) {
 // a scraper without a client certificate gets no answer, one with a
 // certificate the CA signed gets the series.
 func TestTLSClientCertificate(t *testing.T) {
-	p := newPKI(t)
-	cfg := p.webConfig(t, "  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: "+p.caFile+"\n", nil)
+	p := testpki.New(t)
+	cfg := webConfig(t, p, "  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: "+p.CAFile+"\n", nil)
 	r := start(t, "--root", seed, "--web.config.file", cfg)
 	url := "https://" + r.addrs[0] + "/metrics"
-	if code, _, body, err := scrape(t, p.httpsClient(nil), url, "", ""); err == nil {
+	if code, _, body, err := scrape(t, httpsClient(p, false), url, "", ""); err == nil {
 		t.Errorf("no client certificate: %d, want a TLS error\n%s", code, body)
 	}
-	code, _, body, err := scrape(t, p.httpsClient(&p.client), url, "", "")
+	code, _, body, err := scrape(t, httpsClient(p, true), url, "", "")
 	if err != nil || code != 200 || !strings.Contains(body, "\nnicdiag_up 1\n") {
 		t.Errorf("with the client certificate: %d, %v", code, err)
 	}
@@ -214,8 +129,8 @@ func TestTLSClientCertificate(t *testing.T) {
 // The connection cap holds over TLS: with the cap full of connections that
 // never start a handshake, a scraper is still answered.
 func TestTLSSilentConnections(t *testing.T) {
-	p := newPKI(t)
-	cfg := p.webConfig(t, "", nil)
+	p := testpki.New(t)
+	cfg := webConfig(t, p, "", nil)
 	r := start(t, "--root", seed, "--web.config.file", cfg, "--web.max-connections=8")
 	for range 16 {
 		c, err := net.Dial("tcp", r.addrs[0])
@@ -225,7 +140,7 @@ func TestTLSSilentConnections(t *testing.T) {
 		defer c.Close()
 	}
 	start := time.Now()
-	code, _, _, err := scrape(t, p.httpsClient(nil), "https://"+r.addrs[0]+"/metrics", "", "")
+	code, _, _, err := scrape(t, httpsClient(p, false), "https://"+r.addrs[0]+"/metrics", "", "")
 	if err != nil || code != 200 {
 		t.Errorf("scrape with the cap full of silent connections: %d, %v", code, err)
 	}
