@@ -1,7 +1,9 @@
 // Package deploy holds what runs nicdiag across a fleet: Prometheus rules
-// (prometheus/), a Grafana dashboard (grafana/) and a systemd unit
-// (systemd/). It has no Go code; its tests check those files against what
-// the exporter really serves.
+// (prometheus/), a Grafana dashboard (grafana/), systemd units for
+// nicdiag_exporter and for the textfile mode (systemd/), and an example
+// web configuration for the exporter's TLS and basic auth
+// (web-config.yml). It has no Go code; its tests check those files against
+// what the exporter really serves and what its commands really accept.
 package deploy
 
 import (
@@ -31,12 +33,13 @@ const (
 	rulesFile     = "prometheus/nicdiag.rules.yml"
 	rulesTestFile = "prometheus/nicdiag.rules.test.yml"
 	dashboardFile = "grafana/nicdiag.json"
-	unitFile      = "systemd/nicdiag.service"
 )
 
 // nodeExporterNames are the node_exporter series the rules and the
-// dashboard use: nicdiag exports no packet counters of its own.
+// dashboard use: nicdiag exports no packet counters of its own, and the
+// textfile collector says when nicdiag.prom was written.
 var nodeExporterNames = []string{
+	"node_textfile_mtime_seconds",
 	"node_network_receive_bytes_total",
 	"node_network_receive_drop_total",
 	"node_network_receive_packets_total",
@@ -627,71 +630,6 @@ func TestDashboardQueriesParse(t *testing.T) {
 	}
 	if out, err := exec.Command(promtool, "check", "rules", f).CombinedOutput(); err != nil {
 		t.Errorf("promtool check rules on the dashboard's queries: %v\n%s", err, out)
-	}
-}
-
-// ---- the unit ----
-
-// The unit carries the hardening the README promises, and passes
-// systemd-analyze verify where it is installed.
-func TestSystemdUnit(t *testing.T) {
-	b, err := os.ReadFile(unitFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	settings := map[string][]string{}
-	for _, line := range strings.Split(string(b), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || line[0] == '#' || line[0] == '[' {
-			continue
-		}
-		k, v, ok := strings.Cut(line, "=")
-		if !ok {
-			t.Errorf("line %q", line)
-			continue
-		}
-		settings[k] = append(settings[k], v)
-	}
-	want := map[string]string{
-		"DynamicUser": "yes", "NoNewPrivileges": "yes", "ProtectSystem": "strict", "ProtectHome": "yes",
-		"PrivateTmp": "yes", "PrivateDevices": "yes", "ProtectKernelTunables": "yes", "RestrictNamespaces": "yes",
-		"RestrictAddressFamilies": "AF_INET AF_INET6 AF_UNIX AF_NETLINK",
-		"CapabilityBoundingSet":   "CAP_SYS_ADMIN", "AmbientCapabilities": "CAP_SYS_ADMIN",
-		"SystemCallArchitectures": "native",
-	}
-	for k, v := range want {
-		if got := settings[k]; len(got) != 1 || got[0] != v {
-			t.Errorf("%s=%v, want %s", k, got, v)
-		}
-	}
-	if got := settings["SystemCallFilter"]; len(got) == 0 || got[0] != "@system-service" {
-		t.Errorf("SystemCallFilter=%v, want @system-service first", got)
-	}
-	if _, ok := settings["PrivateUsers"]; ok {
-		t.Error("PrivateUsers= would take CAP_SYS_ADMIN out of the initial user namespace: config reads drop to 64 bytes")
-	}
-	exec_ := settings["ExecStart"]
-	if len(exec_) != 1 || !strings.Contains(exec_[0], " serve --listen 127.0.0.1:9799") {
-		t.Errorf("ExecStart=%v", exec_)
-	}
-
-	analyze, err := exec.LookPath("systemd-analyze")
-	if err != nil {
-		t.Skip("systemd-analyze not on PATH: unit not verified")
-	}
-	// verify wants ExecStart's binary to exist: point it at one that does.
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "nicdiag")
-	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	unit := filepath.Join(dir, "nicdiag.service")
-	if err := os.WriteFile(unit, bytes.ReplaceAll(b, []byte("/usr/local/bin/nicdiag"), []byte(bin)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(analyze, "verify", unit).CombinedOutput()
-	if err != nil || len(bytes.TrimSpace(out)) != 0 {
-		t.Errorf("systemd-analyze verify: %v\n%s", err, out)
 	}
 }
 
