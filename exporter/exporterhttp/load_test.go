@@ -120,7 +120,9 @@ func TestLoadHelper(t *testing.T) {
 	case "scrape":
 		res = scrapers(*helperAddr, *helperN, *helperFor)
 	case "silent":
-		res = silentClients(*helperAddr, *helperN, *helperFor)
+		res = silentClients(*helperAddr, *helperN, *helperFor, true)
+	case "hold":
+		res = silentClients(*helperAddr, *helperN, *helperFor, false)
 	default:
 		t.Fatalf("unknown mode %q", *helperMode)
 	}
@@ -203,10 +205,10 @@ func idleClient(addr string) (ok bool, err error) {
 	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET), nil
 }
 
-// silentClients keeps n connections open that send nothing, for d: each
-// one closed by the server is opened again at once. It returns "opened O":
-// the connections it made.
-func silentClients(addr string, n int, d time.Duration) string {
+// silentClients opens n connections that send nothing and keeps them for
+// d; with again, each one the server closes is opened again at once. It
+// returns "opened O": the connections it made.
+func silentClients(addr string, n int, d time.Duration, again bool) string {
 	var opened atomic.Int64
 	var wg sync.WaitGroup
 	stop := time.Now().Add(d)
@@ -223,6 +225,9 @@ func silentClients(addr string, n int, d time.Duration) string {
 				conn.SetDeadline(stop)
 				io.Copy(io.Discard, conn) // until the server closes it
 				conn.Close()
+				if !again {
+					time.Sleep(time.Until(stop))
+				}
 			}
 		}()
 	}
@@ -438,11 +443,16 @@ func TestSilentConnections(t *testing.T) {
 	}
 }
 
-// The time a scrape on a new connection takes while 200 clients connect
-// and send nothing (TestSilentConnections).
+// The time a scrape on a new connection takes while 200 clients hold
+// connections that send nothing (hold), or connect again as soon as they
+// are closed (silent; TestSilentConnections).
 func BenchmarkScrapeSilentConnections(b *testing.B) {
-	for _, silent := range []int{0, 200} {
-		b.Run(fmt.Sprintf("silent=%d", silent), func(b *testing.B) {
+	for _, c := range []struct {
+		mode   string
+		silent int
+	}{{"none", 0}, {"hold", 200}, {"silent", 200}} {
+		silent := c.silent
+		b.Run(c.mode, func(b *testing.B) {
 			ln, err := net.Listen("tcp", "127.0.0.1:0")
 			if err != nil {
 				b.Fatal(err)
@@ -467,7 +477,7 @@ func BenchmarkScrapeSilentConnections(b *testing.B) {
 			}
 			scrape()
 			if silent > 0 {
-				stop := startHelper(b, "silent", ln.Addr().String(), silent, 10*time.Minute)
+				stop := startHelper(b, c.mode, ln.Addr().String(), silent, 10*time.Minute)
 				defer stop()
 				time.Sleep(time.Second)
 			}
