@@ -157,12 +157,13 @@ func (c *Collector) Exposition(ctx context.Context, gz bool) ([]byte, error) {
 // WriteReport writes r, the report of a check that took d, as a Collector
 // would serve it, less the Collector's counters of its own checks
 // (nicdiag_checks_total, nicdiag_check_errors_total): the exposition for
-// node_exporter's textfile collector. A nil r stands for a failed check:
-// nicdiag_up 0 and the duration, and no other series.
+// node_exporter's textfile collector. A nil r (or one without its Host)
+// stands for a failed check: nicdiag_up 0 and the duration, and no other
+// series.
 func WriteReport(w io.Writer, r *nicdiag.Report, d time.Duration) error {
 	var samples []sample
 	up := 0.0
-	if r != nil {
+	if r != nil && r.Host != nil {
 		samples, up = reportMetrics(r).samples, 1
 	}
 	samples = append(samples, sample{f: famUp, v: up}, sample{f: famSeconds, v: d.Seconds()})

@@ -314,6 +314,10 @@ func TestWriteReport(t *testing.T) {
 	if err := WriteReport(&b, nil, 2*time.Second); err != nil {
 		t.Fatal(err)
 	}
+	var noHost bytes.Buffer
+	if err := WriteReport(&noHost, &nicdiag.Report{}, 2*time.Second); err != nil || noHost.String() != b.String() {
+		t.Errorf("a report without a host: %v\n%s", err, noHost.String())
+	}
 	want := `# HELP nicdiag_check_duration_seconds Wall time of the last check, in seconds.
 # TYPE nicdiag_check_duration_seconds gauge
 nicdiag_check_duration_seconds 2

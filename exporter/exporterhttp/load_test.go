@@ -139,9 +139,11 @@ const shedLimit = 5
 // isShed reports whether err is a new connection closed by the server
 // before any answer: at the connection cap, the server closes connections
 // that have sent nothing for silentAfter, and a client starved of CPU by
-// the load itself can look like one.
+// the load itself can look like one. net/http's client says "server
+// closed idle connection" when that happens before it wrote the request.
 func isShed(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
+		strings.Contains(err.Error(), "server closed idle connection")
 }
 
 // idleClients opens n connections at once, sends GET / on each, reads the
