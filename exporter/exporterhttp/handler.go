@@ -151,7 +151,7 @@ func acceptsGzip(h string) bool {
 		for _, p := range strings.Split(params, ";") {
 			k, v, _ := strings.Cut(p, "=")
 			if strings.EqualFold(strings.TrimSpace(k), "q") {
-				if q, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err != nil || q <= 0 {
+				if q, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err != nil || !(q > 0) {
 					return false
 				}
 			}

@@ -246,7 +246,7 @@ func TestScrapeGzip(t *testing.T) {
 func TestAcceptsGzip(t *testing.T) {
 	for h, want := range map[string]bool{
 		"": false, "gzip": true, "GZIP": true, "deflate, gzip": true, "gzip;q=0": false, "gzip; q=0.000": false,
-		"gzip;q=0.1": true, "identity": false, "x-gzip": false, "gzip;q=junk": false, "br;q=1.0,gzip;q=0.8": true,
+		"gzip;q=0.1": true, "identity": false, "x-gzip": false, "gzip;q=junk": false, "br;q=1.0,gzip;q=0.8": true, "gzip;q=NaN": false,
 	} {
 		if got := acceptsGzip(h); got != want {
 			t.Errorf("acceptsGzip(%q) = %v", h, got)
