@@ -12,10 +12,11 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nicdiag/nicdiag/internal/testbin"
 )
 
 const (
@@ -82,38 +83,16 @@ func checkSandbox(t *testing.T, where string, u unit) {
 	}
 }
 
-var (
-	binOnce sync.Once
-	binDir  string
-	binErr  error
-)
-
 // binaries builds nicdiag and nicdiag_exporter once, as released (static,
 // without cgo), and returns their directory.
 func binaries(t *testing.T) string {
 	t.Helper()
-	binOnce.Do(func() {
-		binDir, binErr = os.MkdirTemp("", "nicdiag-deploy-bin-")
-		if binErr != nil {
-			return
-		}
-		cmd := exec.Command("go", "build", "-o", binDir+"/", "../cmd/nicdiag", "../cmd/nicdiag_exporter")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binDir
+	return testbin.Build(t, "../cmd/nicdiag", "../cmd/nicdiag_exporter")
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	testbin.Remove()
 	os.Exit(code)
 }
 
@@ -153,20 +132,17 @@ func TestExporterUnit(t *testing.T) {
 		}
 	}
 	cmd := exec.Command(filepath.Join(binaries(t), name), append(args, "--root", seed)...)
-	var log bytes.Buffer
-	var mu sync.Mutex
-	cmd.Stderr = writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return log.Write(p) })
+	log := &testbin.Buffer{}
+	cmd.Stderr = log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	re := regexp.MustCompile(`msg="Listening on" address=(\S+)`)
 	var addr string
 	for deadline := time.Now().Add(30 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		mu.Lock()
 		if m := re.FindStringSubmatch(log.String()); m != nil {
 			addr = m[1]
 		}
-		mu.Unlock()
 	}
 	if addr == "" {
 		cmd.Process.Kill()
@@ -188,10 +164,6 @@ func TestExporterUnit(t *testing.T) {
 		t.Errorf("after SIGTERM: %v\n%s", err, log.String())
 	}
 }
-
-type writerFunc func([]byte) (int, error)
-
-func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 // The textfile units: a oneshot service in the sandbox that may write only
 // the collector's directory, whose ExecStart nicdiag accepts (with -o in a

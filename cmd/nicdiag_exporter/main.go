@@ -55,8 +55,8 @@ TLS, client certificates and bcrypt basic auth come from --web.config.file
 (exporter-toolkit's web configuration format).
 
 Limits: at most 64 connections (--web.max-connections; past that the
-connection idle the longest, or else one that sent nothing for 250 ms, is
-closed to make room) and 4 scrapes at once (--web.max-requests; more are
+connection idle the longest is closed to make room, or, when none has ended
+for 250 ms, one that has sent nothing for as long) and 4 scrapes at once (--web.max-requests; more are
 answered 503 with Retry-After: 1); a scrape waits at most 25 s for a check
 (then 503). Request headers (and a TLS handshake) within 5 s, the request
 within 10 s, headers up to 16 KiB, a request body up to 64 KiB (then 413),

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -17,34 +16,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nicdiag/nicdiag/internal/testbin"
 	"github.com/nicdiag/nicdiag/snapshot"
 )
 
 const seed = "../../testdata/snapshots/82576-minipcie-x1"
 
-// safeBuffer is a bytes.Buffer that the exporter's log and the test may
-// use at once.
-type safeBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *safeBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *safeBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // exporterRun is the exporter running in-process.
 type exporterRun struct {
 	addrs  []string
-	stderr *safeBuffer
+	stderr *testbin.Buffer
 	stop   func() int // cancels the run and returns its exit code
 }
 
@@ -58,7 +39,7 @@ func start(t *testing.T, args ...string) *exporterRun {
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan []string, 1)
 	done := make(chan int, 1)
-	r := &exporterRun{stderr: &safeBuffer{}}
+	r := &exporterRun{stderr: &testbin.Buffer{}}
 	go func() { done <- run(ctx, args, io.Discard, r.stderr, ready) }()
 	select {
 	case r.addrs = <-ready:
@@ -216,45 +197,21 @@ func TestStartErrors(t *testing.T) {
 	}
 }
 
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
 // binary builds nicdiag_exporter once, as released: static, without cgo.
 func binary(t *testing.T) string {
 	t.Helper()
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "nicdiag-exporter-bin-")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "nicdiag_exporter")
-		cmd := exec.Command("go", "build", "-o", binPath, ".")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binPath
+	return filepath.Join(testbin.Build(t, "."), "nicdiag_exporter")
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binPath != "" {
-		os.RemoveAll(filepath.Dir(binPath))
-	}
+	testbin.Remove()
 	os.Exit(code)
 }
 
 // waitListening waits for a log line naming the address listened on and
 // returns it.
-func waitListening(t *testing.T, log *safeBuffer) string {
+func waitListening(t *testing.T, log *testbin.Buffer) string {
 	t.Helper()
 	re := regexp.MustCompile(`msg="Listening on" address=(\S+)`)
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
@@ -283,7 +240,7 @@ func TestSignals(t *testing.T) {
 			tmp := t.TempDir()
 			cmd := exec.Command(binary(t), "--root", archive, "--web.listen-address=127.0.0.1:0")
 			cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
-			log := &safeBuffer{}
+			log := &testbin.Buffer{}
 			cmd.Stderr = log
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
@@ -329,7 +286,7 @@ func TestSystemdSocket(t *testing.T) {
 	// sh sets LISTEN_PID to its own pid, which exec keeps.
 	cmd := exec.Command("sh", "-c", `LISTEN_PID=$$ LISTEN_FDS=1 exec "$0" "$@"`, binary(t), "--web.systemd-socket", "--root", seed)
 	cmd.ExtraFiles = []*os.File{lf}
-	log := &safeBuffer{}
+	log := &testbin.Buffer{}
 	cmd.Stderr = log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -23,6 +23,7 @@ const silentAfter = 250 * time.Millisecond
 type connLimit struct {
 	slots   chan struct{}
 	waiting atomic.Int32 // accepted connections waiting for a slot
+	ended   atomic.Int64 // when a connection last ended by itself (not closed as silent), in Unix ns
 
 	mu   sync.Mutex
 	idle map[*limitConn]connInfo // the connections that may be closed for room
@@ -87,8 +88,11 @@ func (l *connLimit) forget(c *limitConn) {
 
 // victim returns the connection to close for room: the one idle the
 // longest, or else the oldest one silent for silentAfter with nothing
-// unread in its socket. With none, it returns how long until a silent one
-// may be, or 0 when there is none to wait for.
+// unread in its socket. Silent ones are closed only once no connection
+// has ended by itself for silentAfter: while scrapes end, the one waiting
+// gets a slot that way, and a client slowed by a loaded machine is not
+// taken for a silent one. With no victim, it returns how long until a
+// silent one may be, or 0 when there is none to wait for.
 func (l *connLimit) victim(now time.Time) (*limitConn, time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -107,11 +111,13 @@ func (l *connLimit) victim(now time.Time) (*limitConn, time.Duration) {
 		return idle, 0
 	}
 	slices.SortFunc(silent, func(a, b *limitConn) int { return l.idle[a].since.Compare(l.idle[b].since) })
+	stalled := time.Unix(0, l.ended.Load()).Add(silentAfter).Sub(now)
 	for _, c := range silent {
-		if wait := l.idle[c].since.Add(silentAfter).Sub(now); wait > 0 {
+		if wait := max(stalled, l.idle[c].since.Add(silentAfter).Sub(now)); wait > 0 {
 			return nil, wait
 		}
 		if !unread(c.Conn) {
+			c.silent.Store(true)
 			return c, 0
 		}
 	}
@@ -211,6 +217,7 @@ type limitConn struct {
 	net.Conn
 	lim    *connLimit
 	closed atomic.Bool
+	silent atomic.Bool // closed for room as silent
 }
 
 // CloseWrite shuts down the writing side of the connection, where it has
@@ -225,6 +232,9 @@ func (c *limitConn) CloseWrite() error {
 func (c *limitConn) Close() error {
 	err := c.Conn.Close()
 	if !c.closed.Swap(true) {
+		if !c.silent.Load() {
+			c.lim.ended.Store(time.Now().UnixNano())
+		}
 		c.lim.forget(c)
 		<-c.lim.slots
 	}

@@ -166,3 +166,69 @@ func TestCapListenerClose(t *testing.T) {
 		t.Errorf("%d slots taken after Close, want 0", n)
 	}
 }
+
+// victim's choice: the connection idle the longest first; a silent one
+// only once it has been silent for silentAfter and no connection has
+// ended by itself for as long (else how long to wait), oldest first, and
+// never one with a request waiting unread in its socket.
+func TestVictim(t *testing.T) {
+	l := newConnLimit(4)
+	now := time.Now()
+	pipe := func() *limitConn {
+		a, b := net.Pipe()
+		t.Cleanup(func() { a.Close(); b.Close() })
+		return &limitConn{Conn: a, lim: l}
+	}
+	old, young := pipe(), pipe()
+	l.idle[old] = connInfo{since: now.Add(-2 * silentAfter)}
+	l.idle[young] = connInfo{since: now.Add(-silentAfter / 2)}
+
+	l.ended.Store(now.Add(-silentAfter / 4).UnixNano())
+	if c, wait := l.victim(now); c != nil || wait < silentAfter/2 || wait > silentAfter {
+		t.Errorf("a connection ended %v ago: victim %v, wait %v; want none for %v", silentAfter/4, c, wait, 3*silentAfter/4)
+	}
+	l.ended.Store(0)
+	if c, _ := l.victim(now); c != old || !old.silent.Load() {
+		t.Errorf("victim %v, want the oldest silent connection, marked silent", c)
+	}
+	delete(l.idle, old)
+	if c, wait := l.victim(now); c != nil || wait != silentAfter/2 {
+		t.Errorf("only a young silent connection: victim %v, wait %v; want none for %v", c, wait, silentAfter/2)
+	}
+	idle := pipe()
+	l.idle[idle] = connInfo{idle: true, since: now}
+	if c, _ := l.victim(now); c != idle || idle.silent.Load() {
+		t.Errorf("victim %v, want the idle connection first, not marked silent", c)
+	}
+
+	// A TCP connection whose request waits unread is not silent.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	server, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer server.Close()
+	l2 := newConnLimit(1)
+	tc := &limitConn{Conn: server, lim: l2}
+	l2.idle[tc] = connInfo{since: now.Add(-2 * silentAfter)}
+	if c, _ := l2.victim(now); c != tc {
+		t.Fatalf("a silent TCP connection: victim %v", c)
+	}
+	tc.silent.Store(false)
+	client.Write([]byte("GET / HTTP/1.1\r\n"))
+	for deadline := time.Now().Add(5 * time.Second); !unread(server) && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	if c, wait := l2.victim(now); c != nil || wait != 0 {
+		t.Errorf("a TCP connection with a request unread: victim %v, wait %v; want none", c, wait)
+	}
+}

@@ -55,11 +55,12 @@ func (s *Server) HTTPServer() *http.Server {
 // Listener returns ln under s's connection cap (WithMaxConns), which all
 // of s's listeners share: past it, the next connection waits in the
 // kernel's accept queue while room is made for it. The connection idle
-// the longest is closed for it, or else the oldest one that has sent no
-// whole request head in silentAfter (250 ms) and has nothing unread in its
-// socket (a silent or slow client), and a connection that turns idle while
-// one waits is closed. A connection busy with a request is never closed
-// for room. So neither idle keep-alive connections nor clients that
+// the longest is closed for it; failing that, once no connection has
+// ended by itself for silentAfter (250 ms), the oldest one that has sent
+// no whole request head in as long and has nothing unread in its socket
+// (a silent or slow client); and a connection that turns idle while one
+// waits is closed. A connection busy with a request is never closed for
+// room. So neither idle keep-alive connections nor clients that
 // connect and send nothing keep a scraper out, and the process holds at
 // most the cap plus one connection per listener.
 func (s *Server) Listener(ln net.Listener) net.Listener { return s.conns.listen(ln) }
