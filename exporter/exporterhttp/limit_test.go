@@ -81,17 +81,7 @@ func TestConnCapKeepsActiveTLS(t *testing.T) {
 	ts.StartTLS()
 	defer ts.Close()
 	codes := make(chan int, 2)
-	scrape := func() {
-		resp, err := ts.Client().Get(ts.URL + "/metrics")
-		if err != nil {
-			t.Error(err)
-			codes <- 0
-			return
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		codes <- resp.StatusCode
-	}
+	scrape := func() { scrapeInto(t, ts.Client(), ts.URL+"/metrics", codes) }
 	go scrape()
 	select {
 	case <-entered:

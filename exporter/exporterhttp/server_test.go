@@ -254,6 +254,24 @@ func TestAcceptsGzip(t *testing.T) {
 	}
 }
 
+// scrapeInto scrapes url and sends the status to codes: 0 for a failed
+// request (reported), and 1000 more for an answer with Retry-After: 1.
+func scrapeInto(t *testing.T, client *http.Client, url string, codes chan<- int) {
+	resp, err := client.Get(url)
+	if err != nil {
+		t.Error(err)
+		codes <- 0
+		return
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	code := resp.StatusCode
+	if resp.Header.Get("Retry-After") == "1" {
+		code += 1000
+	}
+	codes <- code
+}
+
 // More concurrent scrapes than the cap: the extra ones get 503 with
 // Retry-After: 1 at once, the ones within it are answered when the check
 // completes.
@@ -263,21 +281,7 @@ func TestConcurrentScrapesBeyondLimit(t *testing.T) {
 	url := "http://" + startServer(t, c, WithMaxScrapes(limit), WithScrapeTimeout(time.Minute)) + "/metrics"
 	client := &http.Client{Timeout: 20 * time.Second}
 	codes := make(chan int, limit+extra)
-	scrape := func() {
-		resp, err := client.Get(url)
-		if err != nil {
-			t.Error(err)
-			codes <- 0
-			return
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		code := resp.StatusCode
-		if resp.Header.Get("Retry-After") == "1" {
-			code += 1000
-		}
-		codes <- code
-	}
+	scrape := func() { scrapeInto(t, client, url, codes) }
 	go scrape()
 	select {
 	case <-entered: // the first scrape holds a slot, blocked in its check
