@@ -10,7 +10,9 @@ import (
 )
 
 // bottleneckCheck: a PCIe path that cannot carry the ports' line rate for
-// the default workload (pcie.bottleneck), once per limiting hop. Warn; error
+// the default workload (pcie.bottleneck), once per limiting hop. The
+// default workload counts the ports that can carry traffic (budget.Ports);
+// a port without a carrier raises none itself. Warn; error
 // below half the demand; info when the port speed it rests on is the
 // driver's nominal figure for a misidentified device.
 var bottleneckCheck = Checker{
@@ -21,8 +23,8 @@ var bottleneckCheck = Checker{
 		var out []finding.Finding
 		for _, n := range h.Selected {
 			b := n.Budget
-			if b == nil || !pathBound(b) || b.CeilingMbps.Nominal >= b.EthernetMbps || seen[b.LimitingHop] {
-				continue
+			if b == nil || !pathBound(b) || b.CeilingMbps.Nominal >= b.EthernetMbps || seen[b.LimitingHop] || idle(n) {
+				continue // an uncabled port carries nothing: its siblings' budgets count what does
 			}
 			seen[b.LimitingHop] = true
 			out = append(out, h.bottleneck(n))

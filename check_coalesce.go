@@ -67,11 +67,14 @@ func coalesceOff(n *NIC) (finding.Finding, bool) {
 		}
 		return "off"
 	}
-	speed := n.Link.SpeedMbps
+	speed, basis := portSpeed(n)
 	ev := map[string]string{
 		"rx_usecs": u32(c.RXUsecs), "rx_frames": u32(c.RXFrames), "adaptive_rx": onOff(c.AdaptiveRX),
 		"tx_usecs": u32(c.TXUsecs), "tx_frames": u32(c.TXFrames), "adaptive_tx": onOff(c.AdaptiveTX),
-		"source": c.Source, "link_mbps": strconv.Itoa(speed), "warn_at_mbps": strconv.Itoa(offloadWarnMbps),
+		"source": c.Source, "link_mbps": strconv.Itoa(n.Link.SpeedMbps), "warn_at_mbps": strconv.Itoa(offloadWarnMbps),
+	}
+	if basis != "" {
+		ev["judged_mbps"] = strconv.Itoa(speed)
 	}
 	if l := nicinfo.Label(n.NIC); l != "" {
 		ev["label"] = l
@@ -83,7 +86,7 @@ func coalesceOff(n *NIC) (finding.Finding, bool) {
 		rate = fmt.Sprintf(", up to %.0f k interrupts/s at line rate of 1518-byte frames", fps/1000)
 	}
 	sev := finding.Info
-	if linkCosts(n) && c.Source == nicinfo.CoalesceNetlink {
+	if speed >= offloadWarnMbps && nicinfo.Label(n.NIC) != nicinfo.LabelEmulated && c.Source == nicinfo.CoalesceNetlink {
 		sev = finding.Warn
 	}
 	var fix string
@@ -101,8 +104,16 @@ func coalesceOff(n *NIC) (finding.Finding, bool) {
 		Severity: sev,
 		Subject:  n.Name,
 		Summary: fmt.Sprintf("%s has receive interrupt moderation off (rx-usecs 0, rx-frames %s, adaptive-rx %s) at %s: the NIC may interrupt once per received frame%s; NAPI masks a queue's interrupt only while it polls, so below saturation each frame can cost an interrupt and a softirq",
-			n.Name, ev["rx_frames"], ev["adaptive_rx"], speedText(n), rate),
+			n.Name, ev["rx_frames"], ev["adaptive_rx"], coalesceSpeedText(n, speed, basis), rate),
 		Fix:      fix,
 		Evidence: ev,
 	}, true
+}
+
+// coalesceSpeedText is the speed the summary names.
+func coalesceSpeedText(n *NIC, speed int, basis string) string {
+	if basis == "" {
+		return speedText(n)
+	}
+	return atSpeed(speed, basis)
 }

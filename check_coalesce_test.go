@@ -88,3 +88,19 @@ func TestCoalesceOffScope(t *testing.T) {
 		t.Errorf("unsupported: %s", f)
 	}
 }
+
+// The X722 with moderation off and no carrier (speed -1 in sysfs and in
+// its ethtool answer, as an unplugged 10GBASE-T port reports): judged at
+// its fastest supported mode, 10000baseT/Full, and the summary says so.
+func TestCoalesceOffNoCarrier(t *testing.T) {
+	dir := answersTree(t, "x722-lewisburg", "eno1", func(a *nicinfo.EthtoolAnswers) {
+		a.Link.SpeedMbps = -1
+		a.Coalesce = &nicinfo.Coalesce{RXUsecs: u32p(0), TXUsecs: u32p(0), AdaptiveRX: boolp(false), AdaptiveTX: boolp(false), Source: nicinfo.CoalesceNetlink}
+	})
+	tree{t, dir}.files(map[string]string{"sys/class/net/eno1/speed": "-1\n", "sys/class/net/eno1/operstate": "down\n"})
+	f := findingOf(t, dir, "eno1", finding.NICCoalesceOff)
+	if f == nil || f.Severity != finding.Warn || f.Evidence["judged_mbps"] != "10000" ||
+		!strings.Contains(f.Summary, "at 10000 Mb/s, its fastest supported mode, 10000baseT/Full (link speed unknown)") {
+		t.Errorf("%v", f)
+	}
+}

@@ -106,10 +106,12 @@ func TestLinkPartnerSnapshot(t *testing.T) {
 	for _, tc := range []struct {
 		partner string
 		want    string
+		sev     finding.Severity
 	}{
+		// The best both ends advertise: not below capability, info.
 		{`["10baseT/Half", "10baseT/Full", "100baseT/Half", "100baseT/Full", "1000baseT/Full"]`,
-			"the link partner offers only up to 1000baseT/Full"},
-		{`["1000baseT/Full", "2500baseT/Full"]`, "both ends advertise 2500baseT/Full"},
+			"the link partner offers only up to 1000baseT/Full", finding.Info},
+		{`["1000baseT/Full", "2500baseT/Full"]`, "both ends advertise 2500baseT/Full", finding.Warn},
 	} {
 		dir := snaptest.Copy(t, snaps+"i225-nonroot")
 		js := strings.Replace(string(orig), `"speed_mbps": 2500,`, `"speed_mbps": 1000,`, 1)
@@ -120,8 +122,8 @@ func TestLinkPartnerSnapshot(t *testing.T) {
 			"pause": {"autoneg": true, "rx": true, "tx": false}, "perm_addr"`, 1)
 		snaptest.Add(t, dir, map[string]string{"ethtool/enp4s0.json": js, "sys/class/net/enp4s0/speed": "1000\n"})
 		fs := checkFindings(t, finding.NICLinkBelowCapability, WithRoot(dir))
-		if len(fs) != 1 || !strings.Contains(fs[0].Summary, tc.want) {
-			t.Errorf("%s: got %v", tc.partner, fs)
+		if len(fs) != 1 || !strings.Contains(fs[0].Summary, tc.want) || fs[0].Severity != tc.sev {
+			t.Errorf("%s: got %v, want %s", tc.partner, fs, tc.sev)
 		}
 		h, err := Inspect(context.Background(), WithRoot(dir))
 		if err != nil {

@@ -204,11 +204,15 @@ func (h *Host) rings(n *NIC) (finding.Finding, bool) {
 			ev["sysfs:rx_dropped"] = strconv.FormatUint(v, 10)
 		}
 	}
-	speed := n.Link.SpeedMbps
-	if speed > 0 && !n.Virtual && h.ident[n.Name] == nil {
+	// Unknown or nominal: no hold time; no carrier yet: the port's fastest
+	// mode, which it will run at once it has one.
+	speed, basis := h.judgedSpeed(n)
+	if speed > 0 {
 		ev["link_mbps"] = strconv.Itoa(speed)
-	} else {
-		speed = 0 // unknown, or a nominal figure: no hold time
+		if basis != "" {
+			ev["link_mbps"] = strconv.Itoa(n.Link.SpeedMbps)
+			ev["judged_mbps"] = strconv.Itoa(speed)
+		}
 	}
 	if speed > 0 && haveRing {
 		ev["rx_ring_ms"] = strconv.FormatFloat(1e3*holdSeconds(rx, speed), 'f', 2, 64)
@@ -232,8 +236,8 @@ func (h *Host) rings(n *NIC) (finding.Finding, bool) {
 		Code:     finding.NICRingSmall,
 		Severity: finding.Info,
 		Subject:  n.Name,
-		Summary: fmt.Sprintf("%s's RX ring of %d descriptors (the NIC takes up to %d) holds %.2f ms of %d-byte frames at %d Mb/s, under the %g ms a stalled receive softirq can wait for a CPU; %s, so it has cost nothing yet.",
-			n.Name, rx, rxMax, 1e3*holdSeconds(rx, speed), ringFrameBytes, speed, 1e3*ringHoldSeconds, so),
+		Summary: fmt.Sprintf("%s's RX ring of %d descriptors (the NIC takes up to %d) holds %.2f ms of %d-byte frames at %s, under the %g ms a stalled receive softirq can wait for a CPU; %s, so it has cost nothing yet.",
+			n.Name, rx, rxMax, 1e3*holdSeconds(rx, speed), ringFrameBytes, atSpeed(speed, basis), 1e3*ringHoldSeconds, so),
 		Fix: fmt.Sprintf("Only if it drops under load (`nicdiag monitor` shows run.nic_drops): `ethtool -G %s rx %d` (%.1f ms at line rate); keep it across reboots with RxBufferSize=%d in the [Link] section of a systemd .link file for the NIC (or NetworkManager's ethtool.ring-rx). A longer ring costs memory and cache, not throughput.",
 			n.Name, want, 1e3*holdSeconds(want, speed), want),
 		Evidence: ev,

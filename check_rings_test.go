@@ -218,7 +218,10 @@ func TestRingSmall(t *testing.T) {
 	}
 }
 
-// No link speed (a link that is down), or the nominal speed of a
+// No link speed (a link that is down, as on the lab's igb before it has a
+// carrier): the ring is judged at the port's fastest supported mode, and
+// the summary says so (`ethtool -G enp1s0f0 rx 80`: 0.98 ms at 1000 Mb/s).
+// Without supported modes either, or at the nominal speed of a
 // misidentified card: no hold time, no nic.ring_small.
 func TestRingSmallNeedsRealSpeed(t *testing.T) {
 	root := ringTree(t, "82576-minipcie-x1", "enp1s0f0", igbRing(80), nil, nil)
@@ -226,8 +229,20 @@ func TestRingSmallNeedsRealSpeed(t *testing.T) {
 	p := filepath.Join(root, "ethtool", "enp1s0f0.json")
 	b, _ := os.ReadFile(p)
 	os.WriteFile(p, []byte(strings.Replace(string(b), `"speed_mbps":1000`, `"speed_mbps":-1`, 1)), 0o644)
+	fs, _ := ringFindings(t, root, "enp1s0f0")
+	f := oneRing(t, fs, finding.NICRingSmall, finding.Info)
+	if !strings.Contains(f.Summary, "holds 0.98 ms of 1518-byte frames at 1000 Mb/s, its fastest supported mode, 1000baseT/Full (link speed unknown)") ||
+		f.Evidence["judged_mbps"] != "1000" || f.Evidence["link_mbps"] != "-1" {
+		t.Errorf("no speed: %s %v", f.Summary, f.Evidence)
+	}
+	b, _ = os.ReadFile(p)
+	var a nicinfo.EthtoolAnswers
+	json.Unmarshal(b, &a)
+	a.Link.Supported = nil
+	b, _ = json.Marshal(a)
+	os.WriteFile(p, b, 0o644)
 	if fs, _ := ringFindings(t, root, "enp1s0f0"); len(fs) != 0 {
-		t.Errorf("no speed: %v", fs)
+		t.Errorf("no speed, no modes: %v", fs)
 	}
 	// The CCR2004 claims 25000 Mb/s: 256 descriptors would hold 0.13 ms.
 	root = ringTree(t, "ccr2004-host", "enp1s0f0", &nicinfo.Rings{RX: 256, RXMax: 4096}, nil, nil)

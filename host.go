@@ -359,15 +359,16 @@ func (h *Host) pick(n *NIC) {
 // driver's nominal speed.
 func (h *Host) budgetFor(n *NIC, path *pcie.Path, w budget.Workload) (*budget.Budget, error) {
 	id := h.ident[n.Name]
+	ports := h.ports(n)
 	if id == nil || id.MovesMbps <= 0 || len(id.Functions) == 0 || w.PortMbps > 0 {
-		return budget.For(&n.NIC, h.vfs, path, w)
+		return budget.ForPorts(&n.NIC, ports, path, w)
 	}
-	ports := len(id.Functions)
+	fns := len(id.Functions)
 	if w.Ports == 0 {
-		w.Ports = ports
+		w.Ports = fns
 	}
-	w.PortMbps = float64(id.MovesMbps) / float64(ports)
-	b, err := budget.For(&n.NIC, h.vfs, path, w)
+	w.PortMbps = float64(id.MovesMbps) / float64(fns)
+	b, err := budget.ForPorts(&n.NIC, ports, path, w)
 	if err == nil {
 		b.PortSpeedSource = budget.FromRealDevice
 	}

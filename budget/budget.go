@@ -18,6 +18,12 @@ const (
 	FromWorkload SpeedSource = "workload"
 	FromDriver   SpeedSource = "link speed reported by the driver"
 	FromChip     SpeedSource = "chip maximum from the known-device table (link speed unknown)"
+	// FromModes: the port's fastest supported link mode, its link speed
+	// being unknown (no carrier yet).
+	FromModes SpeedSource = "fastest supported link mode (link speed unknown)"
+	// FromSibling: another port of the same card's link speed, this
+	// port's own and its modes being unknown.
+	FromSibling SpeedSource = "link speed of another port of the same card (this port's is unknown)"
 	// FromRealDevice: a misidentified device budgeted with what the real
 	// device is known to move, its driver's speed being nominal.
 	FromRealDevice SpeedSource = "what the real device is known to move (the driver's speed is nominal)"
@@ -105,6 +111,15 @@ func (b *Budget) Hop(addr pcie.Address) *pcie.Hop {
 // stage: Ethernet-bound when its port speed is known, BoundNone otherwise,
 // with NoPCIe saying why.
 func For(n *nicinfo.NIC, vfs map[pcie.Address]bool, path *pcie.Path, w Workload) (*Budget, error) {
+	return ForPorts(n, Ports{VFs: vfs}, path, w)
+}
+
+// ForPorts is For with the host's view of the ports on the path: the
+// default workload counts only the ports that carry traffic, and a port
+// whose link speed is unknown runs at its fastest supported mode, else at
+// a sibling port's speed, before the chip's top speed.
+func ForPorts(n *nicinfo.NIC, ports Ports, path *pcie.Path, w Workload) (*Budget, error) {
+	vfs := ports.VFs
 	name := n.ID()
 	switch {
 	case n.PCI == nil:
@@ -113,7 +128,7 @@ func For(n *nicinfo.NIC, vfs map[pcie.Address]bool, path *pcie.Path, w Workload)
 		// Its speed is nominal too: only a speed the workload gives counts.
 		return noPCIe(n, w, name+" is a virtual NIC: its PCIe link is emulated and its speed nominal", false)
 	}
-	links := linkParams(path, vfs)
+	links := linkParams(path, vfs, ports.idleBut(n))
 	if len(links) == 0 {
 		why := noLinkReason(name, path)
 		if d, ok := nicinfo.ChipOf(*n); ok && d.Integrated != nicinfo.Discrete {
@@ -126,7 +141,7 @@ func For(n *nicinfo.NIC, vfs map[pcie.Address]bool, path *pcie.Path, w Workload)
 		driver = n.PCI.Driver
 	}
 	prof, basis := ProfileFor(driver, n.PCI.VendorID, n.PCI.DeviceID)
-	w, src, err := portSpeedFor(n, w)
+	w, src, err := portSpeedFor(n, w, ports.SiblingMbps)
 	if err != nil {
 		return nil, err
 	}
@@ -177,19 +192,6 @@ func limiter(h *pcie.Hop) pcie.Limiter {
 	return h.WidthLimitedBy
 }
 
-// portSpeedFor fills w's port speed from the NIC when w gives none.
-func portSpeedFor(n *nicinfo.NIC, w Workload) (Workload, SpeedSource, error) {
-	if w.PortMbps > 0 {
-		return w, FromWorkload, nil
-	}
-	var src SpeedSource
-	w.PortMbps, src = portSpeed(n)
-	if w.PortMbps <= 0 {
-		return w, "", fmt.Errorf("%s: link speed unknown and chip not in the known-device table; give the port speed: %w", n.ID(), ErrInvalidWorkload)
-	}
-	return w, src, nil
-}
-
 // noPCIe is the budget of a NIC without a PCIe stage: the Ethernet line
 // rate of its port, or nothing known when the speed is unknown too.
 // linkSpeed says whether the NIC's reported link speed counts (not for a
@@ -206,7 +208,7 @@ func noPCIe(n *nicinfo.NIC, w Workload, why string, linkSpeed bool) (*Budget, er
 		b.Workload = w
 		return b, nil // the link's speed does not count: nothing physical bounds it
 	}
-	w, src, err := portSpeedFor(n, w)
+	w, src, err := portSpeedFor(n, w, 0)
 	if err != nil {
 		b.Workload = w
 		return b, nil // no speed either: nothing nicdiag can see bounds it
@@ -304,7 +306,7 @@ func (b *Budget) AtMatchingSlot(n *nicinfo.NIC, vfs map[pcie.Address]bool) (*Bud
 // into the model's links, counting the ports (network functions that are
 // not VFs) below each. The NIC's own MRRS and MPS stay in the model when
 // its link is left out (a token link inside a chip).
-func linkParams(path *pcie.Path, vfs map[pcie.Address]bool) []LinkParams {
+func linkParams(path *pcie.Path, vfs, idle map[pcie.Address]bool) []LinkParams {
 	if path == nil {
 		return nil
 	}
@@ -320,10 +322,13 @@ func linkParams(path *pcie.Path, vfs map[pcie.Address]bool) []LinkParams {
 		if h.Tunnel != nil {
 			tunnel = h.Tunnel.Gbps
 		}
-		shared := 0
+		shared, active := 0, 0
 		for _, f := range h.Functions {
 			if f.Network && !vfs[f.Address] {
 				shared++
+				if !idle[f.Address] {
+					active++
+				}
 			}
 		}
 		links = append(links, LinkParams{
@@ -336,6 +341,7 @@ func linkParams(path *pcie.Path, vfs map[pcie.Address]bool) []LinkParams {
 			MRRS:       h.Downstream.MaxReadRequest,
 			RCB:        rcbOf(&h.Upstream),
 			Shared:     shared,
+			Active:     activeOf(active, shared),
 			TunnelGbps: tunnel,
 		})
 	}
@@ -345,20 +351,6 @@ func linkParams(path *pcie.Path, vfs map[pcie.Address]bool) []LinkParams {
 		}
 	}
 	return links
-}
-
-// portSpeed is the NIC's negotiated speed, else its chip's top speed from
-// the known-device table; 0 when neither is known.
-func portSpeed(n *nicinfo.NIC) (float64, SpeedSource) {
-	if n.Link.SpeedMbps > 0 {
-		return float64(n.Link.SpeedMbps), FromDriver
-	}
-	if n.PCI != nil {
-		if d, ok := nicinfo.LookupDevice(n.PCI.VendorID, n.PCI.DeviceID); ok && d.MaxMbps > 0 {
-			return float64(d.MaxMbps), FromChip
-		}
-	}
-	return 0, ""
 }
 
 // minKnown is the smaller of a and b, where 0 (or less) means unknown.

@@ -38,6 +38,11 @@ type LinkParams struct {
 	// Shared count allows, the worst case: min(Ports, Shared) of them cross
 	// it, each with an equal share. 0 means all the ports in use.
 	Shared int `json:"shared,omitempty"`
+	// Active counts the Shared ports that can carry traffic now (a port
+	// without a carrier carries none); the default workload
+	// (Workload.Ports 0) takes the narrowest hop's Active ports. 0 means
+	// all of Shared.
+	Active int `json:"active,omitempty"`
 	// TunnelGbps, when set, is the PCIe data a Thunderbolt or USB4 tunnel
 	// carries per direction; it replaces the link its bridges report and
 	// bounds the frame bytes that cross it directly (the published figures

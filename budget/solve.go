@@ -111,7 +111,11 @@ func prepareModel(links []LinkParams, p Profile, w Workload) (*modelSolver, erro
 	if err != nil {
 		return nil, err
 	}
-	if err := s.setWorkload(narrow, links[narrow].Shared); err != nil {
+	ports := links[narrow].Shared
+	if a := links[narrow].Active; a > 0 && a < ports {
+		ports = a
+	}
+	if err := s.setWorkload(narrow, ports, links[narrow].Shared); err != nil {
 		return nil, err
 	}
 	for _, h := range s.hops {
@@ -202,14 +206,18 @@ func checkLink(l LinkParams) (now, capable modelHop, err error) {
 
 // setWorkload validates the workload, fills in its defaults
 // (docs/pcie-model.md §3.1) and counts the ports in use that cross each hop.
-// narrow is the narrowest hop and narrowShared its Shared.
-func (s *modelSolver) setWorkload(narrow, narrowShared int) error {
+// narrow is the narrowest hop, active the ports there that carry traffic
+// and shared its Shared.
+func (s *modelSolver) setWorkload(narrow, active, shared int) error {
 	w := &s.w
 	given := w.Ports
-	if err := w.fill(narrowShared); err != nil {
+	if err := w.fill(active); err != nil {
 		return err
 	}
-	if given == 0 {
+	switch {
+	case given == 0 && active < shared:
+		s.notes = append(s.notes, fmt.Sprintf("ports in use: %d, the ports sharing the narrowest hop (%d) that can carry traffic; %d of its %d have no carrier", w.Ports, narrow, shared-active, shared))
+	case given == 0:
 		s.notes = append(s.notes, fmt.Sprintf("ports in use: %d, every port sharing the narrowest hop (%d)", w.Ports, narrow))
 	}
 	for i := range s.hops {

@@ -63,6 +63,11 @@ func linkModeSpeed(mode string) (mbps int, ok bool) {
 	return v, true
 }
 
+// FastestMode returns the fastest speed mode among modes (kernel link-mode
+// names such as "10000baseT/Full") and its speed in Mb/s; "" and 0 when
+// none carries a speed. A full-duplex mode wins a tie.
+func FastestMode(modes []string) (mode string, mbps int) { return maxMode(modes) }
+
 // maxMode returns the fastest mode in modes and its speed; 0 when none
 // carries a speed.
 func maxMode(modes []string) (string, int) {
@@ -81,8 +86,9 @@ func maxMode(modes []string) (string, int) {
 // supports and advertises, or at half duplex. Where the driver reports the
 // link partner's advertised modes, the summary says which end is short:
 // "the link partner offers only up to X" when the partner advertises
-// nothing faster than the negotiated speed, "both ends advertise Y ...:
-// the cable or a PHY downshifted" when it does. NICs with an unknown speed,
+// nothing faster than the negotiated speed (info: the link is at the best
+// speed both ends advertise; warn still for half duplex), "both ends
+// advertise Y ...: the cable or a PHY downshifted" when it does. NICs with an unknown speed,
 // a down link, or a virtual or emulated device get none.
 func CheckLinkModes(nics []NIC) []finding.Finding {
 	var out []finding.Finding
@@ -142,6 +148,13 @@ func checkLinkMode(n NIC) (finding.Finding, bool) {
 	f.Fix = linkFix(best, speed, half, n.Link.Autoneg)
 	if top > speed && partner.kind == partnerOffersLess {
 		f.Fix = partnerFix(partner.best, half, n.Link.Autoneg)
+		if !half {
+			// The best mode both ends advertise: the link is as fast as
+			// the pair allows, and this end is not below its capability
+			// on that link.
+			f.Severity = finding.Info
+			f.Summary += ": the link runs at the best speed both ends share"
+		}
 	}
 	return f, true
 }
