@@ -40,6 +40,7 @@ func Checkers() []Checker {
 		pcieHealthCheck,
 		ethlinkCheck,
 		bondCheck,
+		throttleCheck,
 		incompleteCheck,
 	}
 }

@@ -287,6 +287,7 @@ func reportMetrics(r *nicdiag.Report) *snapshotMetrics {
 			add(famCeiling, b.CeilingMbps.High*bytesPerMbit, id, bound, hop, "high")
 			add(famDemand, b.EthernetMbps*bytesPerMbit, id)
 		}
+		addNICFacts(add, n)
 		if q := n.Queues; q != nil {
 			for _, q := range q.DataQueues() {
 				for _, cpu := range q.CPUs {

@@ -125,6 +125,44 @@ const (
 	// BondMemberMismatch: a bond's members at different speeds, or one
 	// down: the slower member caps the flows hashed to it.
 	BondMemberMismatch Code = "bond.member_mismatch"
+	// NICPauseFrames: pause frames since boot, received (the peer
+	// throttled this host's sending) or sent (this host throttled the
+	// peer because it could not take what arrived).
+	NICPauseFrames Code = "nic.pause_frames"
+	// NICAllowanceExceeded: a cloud NIC's per-instance allowance counters
+	// (ENA's bw_in/bw_out/pps/conntrack/linklocal_allowance_exceeded)
+	// since boot: the platform queued or dropped packets.
+	NICAllowanceExceeded Code = "nic.allowance_exceeded"
+	// NICLinkErrors: frames received damaged (CRC/FCS, symbol, alignment,
+	// framing) or FEC blocks it could not correct, as a share of the
+	// frames received: each one is lost and resent by TCP.
+	NICLinkErrors Code = "nic.link_errors"
+	// NICModuleDiagnostics: a pluggable module's own diagnostics
+	// (temperature, voltage, bias, TX and RX power) beyond the module's
+	// alarm or warning thresholds.
+	NICModuleDiagnostics Code = "nic.module_diagnostics"
+	// PCIeSharedUplink: a PCIe link on a NIC's path (a chipset uplink, a
+	// switch's) also carries other devices (NVMe, a GPU, another NIC)
+	// that together can take more than it leaves the NIC.
+	PCIeSharedUplink Code = "pcie.shared_uplink"
+	// CPUIdleDeep: deep idle states enabled on the CPUs that take a
+	// NIC's interrupts: each wake-up costs the state's exit latency.
+	CPUIdleDeep Code = "cpu.idle_deep"
+	// StackConntrackFull: the connection-tracking table near its maximum,
+	// or dropping for want of room.
+	StackConntrackFull Code = "stack.conntrack_full"
+	// StackBridgeNetfilter: br_netfilter sends bridged frames through
+	// iptables on a host with bridges.
+	StackBridgeNetfilter Code = "stack.br_netfilter"
+	// NICTunnelOffload: a VXLAN or Geneve device with the offload state
+	// known to slow tunnels, or an inner MTU the underlay cannot carry.
+	NICTunnelOffload Code = "nic.tunnel_offload"
+	// NICXDPGeneric: an XDP program attached in generic (skb) mode to a
+	// NIC whose driver runs XDP natively.
+	NICXDPGeneric Code = "nic.xdp_generic"
+	// NICKnownWorkaround: a setting recognised as a known workaround (the
+	// e1000e "Hardware Unit Hang" offloads off), named with its cost.
+	NICKnownWorkaround Code = "nic.known_workaround"
 	// NicdiagIncomplete says a check family could not run, or ran on
 	// less than it needs, so that its silence is not read as clean.
 	NicdiagIncomplete Code = "nicdiag.incomplete"

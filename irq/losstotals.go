@@ -28,6 +28,8 @@ func IsLossStat(name string) bool {
 type LossTotals struct {
 	// RXPackets is /sys/class/net/IFACE/statistics/rx_packets.
 	RXPackets uint64 `json:"rx_packets"`
+	// TXPackets is /sys/class/net/IFACE/statistics/tx_packets.
+	TXPackets uint64 `json:"tx_packets"`
 	// Losses are every loss counter read, by the names LossRate uses
 	// ("sysfs:rx_missed_errors", "ethtool:rx_no_buffer_count"): the
 	// interface statistics first, then the driver's, each by name.
@@ -73,7 +75,7 @@ func ReadLossTotals(iface string, driverStats map[string]uint64, opts ...Option)
 	if err != nil {
 		return nil, err
 	}
-	for _, v := range []uint64{c.RXPackets, c.RXDropped, c.RXMissedErrors, c.RXFIFOErrors, c.RXOverErrors, c.TXDropped} {
+	for _, v := range []uint64{c.RXPackets, c.TXPackets, c.RXDropped, c.RXMissedErrors, c.RXFIFOErrors, c.RXOverErrors, c.TXDropped} {
 		if v > math.MaxInt64 {
 			return nil, fmt.Errorf("%s statistics: %w: negative counter", text.Clip(iface), ErrMalformed)
 		}
@@ -84,7 +86,7 @@ func ReadLossTotals(iface string, driverStats map[string]uint64, opts ...Option)
 	ethtoolLosses(driverStats, m)
 	l.addMap(m)
 	l.sort()
-	out := &LossTotals{RXPackets: c.RXPackets, Losses: make([]LossTotal, 0, len(l))}
+	out := &LossTotals{RXPackets: c.RXPackets, TXPackets: c.TXPackets, Losses: make([]LossTotal, 0, len(l))}
 	for _, e := range l {
 		out.Losses = append(out.Losses, LossTotal{Name: e.name, Class: e.Class, Value: e.Value})
 	}

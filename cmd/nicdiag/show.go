@@ -73,7 +73,7 @@ func runShow(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
 			secs[i].add("IOMMU", iommuText(sel))
 		}
 	}
-	secs = append(secs, dropSection(sel), ps, budgetSection(sel.Budget), queueSection(queues), hostSection(r.Host, queues), findingSection(r.Findings))
+	secs = append(secs, dropSection(sel), healthSection(sel), ps, budgetSection(sel.Budget), queueSection(queues), hostSection(r.Host, queues), findingSection(r.Findings))
 	if err := renderSections(e.stdout, secs); err != nil {
 		return e.fail(err)
 	}
