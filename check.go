@@ -30,6 +30,7 @@ func Checkers() []Checker {
 		linkModesCheck,
 		pcieLinkCheck,
 		bottleneckCheck,
+		uplinkCheck,
 		queuesCheck,
 		localityCheck,
 		ringsCheck,

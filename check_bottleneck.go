@@ -46,6 +46,10 @@ func (h *Host) bottleneck(n *NIC) finding.Finding {
 	}
 	stage := fmt.Sprintf("the %s link at %s%s", link, b.LimitingHop, limitWords(hop))
 	fix := "Move the card to a slot (or adapter) that trains wider or faster, or use fewer ports at once; `nicdiag explain " + b.Interface + "` shows the calculation."
+	if hop != nil && hop.Chipset != nil {
+		stage = hopWords(b, b.LimitingHop)
+		fix = "Move the card to a CPU-attached slot (one not behind the chipset), or use fewer ports at once; `nicdiag explain " + b.Interface + "` shows the calculation."
+	}
 	if hop != nil && hop.Tunnel != nil {
 		stage = fmt.Sprintf("the %s PCIe tunnel at %s (its bridges report %s, a nominal figure)", hop.Tunnel.Class, b.LimitingHop, link)
 		fix = "Use a faster tunnel (a Thunderbolt 4/USB4 or Thunderbolt 5 host and enclosure) or a PCIe slot, or fewer ports at once; `nicdiag explain " + b.Interface + "` shows the calculation."
@@ -53,6 +57,13 @@ func (h *Host) bottleneck(n *NIC) finding.Finding {
 	summary := fmt.Sprintf("%s: %s need %s Mb/s per direction at line rate, but %s carries about %s Mb/s (%s–%s) of %d-byte frames: the PCIe path is the ceiling.",
 		b.Interface, portsWords(b), mbps(b.EthernetMbps), stage,
 		mbps(b.CeilingMbps.Nominal), mbps(b.CeilingMbps.Low), mbps(b.CeilingMbps.High), b.Workload.FrameBytes)
+	var shared []string
+	for _, s := range b.SharersAt(b.LimitingHop) {
+		shared = append(shared, s.Words())
+	}
+	if len(shared) > 0 {
+		summary += " That link is shared with " + joinAnd(shared) + ", which take part of it when busy (pcie.shared_uplink)."
+	}
 	if id := h.ident[n.Name]; id != nil && b.PortSpeedSource == budget.FromRealDevice {
 		sev = finding.Warn // the real figure is one measurement, not a line rate
 		summary = fmt.Sprintf("%s: the card behind it (misidentified: see nic.misidentified) is known to move about %d Mb/s (measured one way while it moved 5.6 Gb/s the other; budgeted here in both directions), but %s carries about %s Mb/s (%s–%s) of %d-byte frames: the PCIe link is the ceiling, whatever the driver claims.",
@@ -80,6 +91,7 @@ func (h *Host) bottleneck(n *NIC) finding.Finding {
 			"ethernet_demand":    mbps(b.EthernetMbps) + " Mb/s",
 			"port_speed_source":  string(b.PortSpeedSource),
 			"interfaces_sharing": strings.Join(h.sharing(b), ","),
+			"devices_sharing":    strings.Join(shared, "; "),
 		},
 		CapacityMbps: finding.Mbps(round1(b.CeilingMbps.Nominal)),
 		DemandMbps:   finding.Mbps(round1(b.EthernetMbps)),

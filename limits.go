@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 
+	"github.com/nicdiag/nicdiag/budget"
+
 	"github.com/nicdiag/nicdiag/irq"
 	"github.com/nicdiag/nicdiag/monitor"
 	"github.com/nicdiag/nicdiag/nicinfo"
@@ -55,6 +57,11 @@ func (h *Host) Monitored() ([]nicinfo.NIC, []monitor.Limits) {
 		}
 		if n.Budget != nil {
 			if links, p, ok := n.Budget.Inputs(); ok {
+				// The modelled chipset uplink (a datasheet's figure) is
+				// no run limit: a run is judged against links sysfs shows.
+				if c := n.Budget.Chipset(); c != nil {
+					links = slices.DeleteFunc(links, func(l budget.LinkParams) bool { return l.Addr == string(c.Upstream.Address) })
+				}
 				l.Links, l.Profile = links, &p
 			}
 		}

@@ -72,6 +72,10 @@ type Budget struct {
 	PortSpeedSource SpeedSource `json:"port_speed_source"`
 	// Hops are the path's links, device first, as the model saw them.
 	Hops []pcie.Hop `json:"hops"`
+	// Sharers are the devices behind the path's hops that are not
+	// functions of the NIC's card (an NVMe, a GPU, another NIC): the model
+	// does not count them, a busy one takes part of the hop.
+	Sharers []Sharer `json:"shared_with,omitempty"`
 	// Model is the full solution, hop by hop.
 	Model Result `json:"model"`
 
@@ -161,7 +165,8 @@ func ForPorts(n *nicinfo.NIC, ports Ports, path *pcie.Path, w Workload) (*Budget
 		Profile:           prof.Name,
 		ProfileBasis:      basis,
 		PortSpeedSource:   src,
-		Hops:              path.Hops,
+		Hops:              pathHops(path),
+		Sharers:           sharers(n, pathHops(path), vfs),
 		Model:             res,
 		links:             links,
 		profile:           prof,
@@ -310,9 +315,10 @@ func linkParams(path *pcie.Path, vfs, idle map[pcie.Address]bool) []LinkParams {
 	if path == nil {
 		return nil
 	}
-	links := make([]LinkParams, 0, len(path.Hops))
+	hops := pathHops(path)
+	links := make([]LinkParams, 0, len(hops))
 	skippedMPS := 0
-	for _, h := range path.Hops {
+	for _, h := range hops {
 		mps := minKnown(h.Upstream.MaxPayload, h.Downstream.MaxPayload)
 		if h.Speed <= 0 || h.Width <= 0 || h.Verdict == pcie.VerdictArchitectural && h.Tunnel == nil {
 			skippedMPS = minKnown(skippedMPS, mps) // unknown or not physical: nothing to model

@@ -2,6 +2,7 @@ package budget
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/nicdiag/nicdiag/nicinfo"
 	"github.com/nicdiag/nicdiag/pcie"
@@ -77,4 +78,23 @@ func activeOf(active, shared int) int {
 		return 0
 	}
 	return active
+}
+
+// pathHops are the path's hops, device first, and the modelled chipset
+// uplink above its root port when there is one (pcie.Path.Chipset).
+func pathHops(path *pcie.Path) []pcie.Hop {
+	if path.Chipset == nil {
+		return path.Hops
+	}
+	return append(slices.Clone(path.Hops), *path.Chipset)
+}
+
+// Chipset returns the budget's modelled chipset uplink hop (DMI), or nil.
+func (b *Budget) Chipset() *pcie.Hop {
+	for i := range b.Hops {
+		if b.Hops[i].Chipset != nil {
+			return &b.Hops[i]
+		}
+	}
+	return nil
 }

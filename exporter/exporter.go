@@ -105,7 +105,7 @@ var (
 	famSpeed = newFamily("nicdiag_nic_link_speed_bytes_per_second", "gauge",
 		"Ethernet link speed the driver reports for the interface, in bytes per second (Mb/s × 125000, as node_network_speed_bytes); absent when unknown or down.", "iface")
 	famHopSpeed = newFamily("nicdiag_pcie_hop_speed_transfers_per_second", "gauge",
-		"PCIe link speed per lane of each hop from the NIC to its root port, in transfers per second (2.5e9 is 2.5 GT/s): as trained (state=current) and the most both ends support (state=capable). hop 0 is the NIC's own link; upstream and downstream are the PCI addresses of its two ends.",
+		"PCIe link speed per lane of each hop from the NIC to its root port, in transfers per second (2.5e9 is 2.5 GT/s): as trained (state=current) and the most both ends support (state=capable); above an Intel chipset's root port, the chipset uplink (DMI) as its datasheet gives it (state=modelled). hop 0 is the NIC's own link; upstream and downstream are the PCI addresses of its two ends.",
 		"iface", "hop", "upstream", "downstream", "state")
 	famHopWidth = newFamily("nicdiag_pcie_hop_width_lanes", "gauge",
 		"PCIe link width of each hop from the NIC to its root port, in lanes: as trained (state=current) and the most both ends support (state=capable); labels as nicdiag_pcie_hop_speed_transfers_per_second.",

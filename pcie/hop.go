@@ -37,6 +37,9 @@ type Function struct {
 	Network bool `json:"network"`
 	// Bridge is true for class 0x0604xx (PCI bridges and switch ports).
 	Bridge bool `json:"bridge,omitempty"`
+	// Link is an endpoint's own PCIe link (its current and max speed and
+	// width); nil for a bridge, or where sysfs has no link attributes.
+	Link *LinkAttrs `json:"link,omitempty"`
 	// ClassUnread says why the class could not be read. Network is then
 	// true only when the function has a netdev (a net/ directory) or
 	// shares its vendor:device ID with a network function of the same
@@ -79,6 +82,10 @@ type Hop struct {
 	// Tunnel is set for a link carried through a Thunderbolt or USB4
 	// tunnel (an architectural hop whose capacity is the tunnel's).
 	Tunnel *Tunnel `json:"tunnel,omitempty"`
+	// Chipset is set on the modelled hop of an Intel chipset's uplink
+	// (DMI; Path.Chipset): its speed and width are the datasheet's, its
+	// upstream end the CPU's host bridge.
+	Chipset *ChipsetUplink `json:"chipset_uplink,omitempty"`
 	// Notes record disagreements and assumptions.
 	Notes []string `json:"notes,omitempty"`
 }
@@ -91,6 +98,10 @@ type Path struct {
 	RootBus string `json:"root_bus"`
 	// Hops runs from the device's own link up to the root port's.
 	Hops []Hop `json:"hops"`
+	// Chipset is the modelled hop above the root port when that is an
+	// Intel chipset root port (ChipsetUplink): the DMI link to the CPU,
+	// which every device behind the chipset shares; nil otherwise.
+	Chipset *Hop `json:"chipset,omitempty"`
 	// Architectural is set when the device has no link that can be judged,
 	// and says how nicdiag knows.
 	Architectural string `json:"architectural,omitempty"`

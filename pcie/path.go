@@ -148,6 +148,8 @@ func (w *walker) path(ctx context.Context, bdf string) (*Path, error) {
 	}
 	if len(p.Hops) == 0 {
 		p.Architectural = noLinkReason(ends, rootBus)
+	} else if h, ok := w.chipsetHop(p.Hops[len(p.Hops)-1].Upstream, base); ok {
+		p.Chipset = &h
 	}
 	for i := range p.Hops {
 		if t := p.Hops[i].Tunnel; t != nil {
@@ -366,6 +368,11 @@ func (w *walker) functions(dir string) []Function {
 			}
 			cls, err := w.o.root.ReadHex(sub + "/class")
 			f := Function{Address: Address(n), Class: cls, Network: cls>>16 == 0x02, Bridge: cls>>8 == 0x0604}
+			if !f.Bridge {
+				if l := readLinkAttrs(w.o.root, sub); l.CurrentSpeed > 0 && l.CurrentWidth > 0 {
+					f.Link = &l
+				}
+			}
 			if err != nil {
 				f = Function{Address: Address(n), ClassUnread: err.Error(), Network: w.o.root.Exists(sub + "/net")}
 				dirs[f.Address] = sub

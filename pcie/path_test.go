@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -96,9 +97,18 @@ func TestPathMotivating82576(t *testing.T) {
 	if h.Verdict != VerdictSlotLimited || h.Downgraded || !h.SlotLimited {
 		t.Errorf("verdict %s downgraded=%v slot=%v", h.Verdict, h.Downgraded, h.SlotLimited)
 	}
-	wantFns := []Function{{Address: "0000:01:00.0", Class: 0x020000, Network: true}, {Address: "0000:01:00.1", Class: 0x020000, Network: true}}
-	if !slices.Equal(h.Functions, wantFns) {
+	x1 := &LinkAttrs{CurrentSpeed: 2.5, CurrentWidth: 1, MaxSpeed: 2.5, MaxWidth: 4}
+	wantFns := []Function{{Address: "0000:01:00.0", Class: 0x020000, Network: true, Link: x1}, {Address: "0000:01:00.1", Class: 0x020000, Network: true, Link: x1}}
+	if !reflect.DeepEqual(h.Functions, wantFns) {
 		t.Errorf("functions %+v", h.Functions)
+	}
+	// The root port 00:1c.1 [8086:3a42] is an ICH10's: the DMI above it
+	// (2.5 GT/s x4) is modelled, shared by the chipset's root ports and
+	// all below them (here the 82576's two functions).
+	c := p.Chipset
+	if c == nil || c.Chipset == nil || c.Chipset.Link != "DMI 1.0 x4" || c.Speed != 2.5 || c.Width != 4 ||
+		c.Upstream.Address != "0000:00:00.0" || c.Downstream.Address != "0000:00:1c.1" || len(c.Functions) != 3 || c.Functions[0].Address != "0000:00:1c.1" {
+		t.Errorf("chipset hop %+v", c)
 	}
 	fs := p.Findings()
 	if len(fs) != 1 || fs[0].Code != finding.PCIeSlotLimited || fs[0].Severity != finding.Info {

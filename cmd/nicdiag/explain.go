@@ -213,11 +213,15 @@ func renderHops(w io.Writer, b *budget.Budget) {
 		if ph != nil {
 			link = string(ph.Upstream.Address) + " → " + string(ph.Downstream.Address)
 			capable = speedWidth(ph.CapableSpeed, ph.CapableWidth) + limitedBy(ph)
+			if ph.Chipset != nil {
+				link, capable = "CPU → chipset ("+ph.Chipset.Link+")", "modelled"
+			}
 		}
 		fmt.Fprintf(tw, "   %d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", h.Index, link, speedWidth(h.GTs, h.Width), capable,
 			strconv.FormatFloat(h.RawGbps, 'f', 2, 64), h.Busy, rangeWords(h.PCIeMbps), dirWords(h.Dir))
 	}
 	tw.Flush()
+	renderSharers(w, b)
 	for _, h := range b.Hops {
 		if h.Verdict == pcie.VerdictArchitectural && h.Tunnel == nil {
 			fmt.Fprintf(w, "   not modelled: %s → %s: %s\n", h.Upstream.Address, h.Downstream.Address, h.Reason)

@@ -128,6 +128,7 @@ func budgetSection(b *budget.Budget) showSection {
 		s.add("PCIe carries", rangeWords(b.PCIeMbps)+" Mb/s per direction")
 	}
 	s.add("Ceiling", fmt.Sprintf("%s Mb/s, %s-bound", rangeWords(b.CeilingMbps), b.Bound))
+	addSharers(&s, b)
 	return s
 }
 
