@@ -38,10 +38,14 @@ func Checkers() []Checker {
 		offloadsCheck,
 		coalesceCheck,
 		cpuCheck,
+		idleCheck,
 		pcieHealthCheck,
 		ethlinkCheck,
 		bondCheck,
 		throttleCheck,
+		stackCheck,
+		overlayCheck,
+		workaroundCheck,
 		incompleteCheck,
 	}
 }
@@ -129,6 +133,9 @@ func (h *Host) subjects() map[string]bool {
 	for _, n := range h.NICs {
 		if n.Bond != nil && h.anySelected(n.Bond.Slaves) {
 			s[n.Name] = true // a bond over a selected NIC (bond.*)
+		}
+		if tunnelKind(n) != "" && (h.every || n.Selected) {
+			s[n.Name] = true // a VXLAN or Geneve device (nic.tunnel_offload)
 		}
 	}
 	for _, n := range h.Selected {

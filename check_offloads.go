@@ -123,7 +123,7 @@ func offloadsOff(n *NIC) (finding.Finding, bool) {
 	fs := n.Features
 	off := func(name string) bool {
 		f, ok := fs[name]
-		return ok && !f.Active && !f.Fixed
+		return ok && !f.Active && !f.Fixed && !coveredByWorkaround(n, name)
 	}
 	speed := n.Link.SpeedMbps
 	// The packet and byte rates at line rate, in full the first time.

@@ -22,7 +22,7 @@ func withNVMe(v tree, rp, id, bus string) tree {
 		dev + "/vendor": "0x144d\n", dev + "/device": "0xa808\n", dev + "/class": "0x010802\n",
 		dev + "/current_link_speed": "8.0 GT/s PCIe\n", dev + "/current_link_width": "4\n",
 		dev + "/max_link_speed": "8.0 GT/s PCIe\n", dev + "/max_link_width": "4\n",
-		"sys/bus/pci/devices/0000:00:" + rp:       "->../../../devices/pci0000:00/0000:00:" + rp,
+		"sys/bus/pci/devices/0000:00:" + rp:         "->../../../devices/pci0000:00/0000:00:" + rp,
 		"sys/bus/pci/devices/0000:" + bus + ":00.0": "->../../../" + dev,
 	}
 	return v.files(files)

@@ -48,9 +48,13 @@ type Host struct {
 	// CPUs are the online CPUs' SMT siblings and frequency scaling
 	// (irq.ReadCPUs); nil when the online list could not be read.
 	CPUs *irq.CPUs `json:"-"`
+	// Facts are the host audit's host-wide facts (idle states, connection
+	// tracking, bridge netfilter).
+	Facts HostFacts `json:"facts"`
 
 	vfs   map[pcie.Address]bool
 	ident map[string]*nicinfo.Identity // misidentification by interface
+	every bool                         // no interfaces named: every physical NIC selected
 }
 
 // NIC is one network function of the host: a network interface, or a PCI
@@ -202,6 +206,7 @@ func Inspect(ctx context.Context, opts ...Option) (*Host, error) {
 	h.readLossTotals(o)
 	h.CPUs, _ = irq.ReadCPUs(o.irq()...) // nil: the cpu checks have no answer
 	h.readIOMMU(o)
+	h.readHostFacts(o)
 	return h, nil
 }
 
@@ -312,6 +317,7 @@ func (h *Host) match(name string) []*NIC {
 // the interfaces under it too, walked down to the physical NICs.
 func (h *Host) selectNICs(names []string) error {
 	if len(names) == 0 {
+		h.every = true
 		for _, n := range h.NICs {
 			if n.Physical() {
 				h.pick(n)

@@ -296,6 +296,7 @@ func reportMetrics(r *nicdiag.Report) *snapshotMetrics {
 			}
 		}
 	}
+	addHostFacts(add, r.Host)
 	for _, f := range r.Findings {
 		add(famFinding, 1, string(f.Code), f.Severity.String(), f.Subject)
 	}

@@ -16,6 +16,22 @@ var (
 	famShared = newFamily("nicdiag_pcie_shared_device_bytes_per_second", "gauge",
 		"A device behind a hop of the NIC's PCIe path that is not a function of the NIC's card (an NVMe, a GPU, another NIC): the most it can take of the hop, its own link's bandwidth per direction after encoding, in bytes per second. hop is the hop's upstream end (0000:00:00.0, the CPU's host bridge, for a modelled chipset uplink).",
 		"iface", "hop", "device", "kind")
+	famIdle = newFamily("nicdiag_cpu_idle_deepest_exit_latency_seconds", "gauge",
+		"Exit latency of the deepest idle state each CPU that takes a NIC's queue interrupts may enter (cpuidle: enabled, within its PM QoS resume latency), in seconds; state is its name.",
+		"iface", "cpu", "state")
+	famConntrack = newFamily("nicdiag_conntrack_entries", "gauge",
+		"Connection-tracking table: its entries (kind=count) and maximum (kind=max).", "kind")
+	famConntrackStat = newFamily("nicdiag_conntrack_events_total", "counter",
+		"Connection-tracking statistics since boot, summed over CPUs (/proc/net/stat/nf_conntrack): drop (packets dropped, table full), early_drop (entries evicted to make room), insert_failed.",
+		"event")
+	famBridgeNF = newFamily("nicdiag_bridge_netfilter_enabled", "gauge",
+		"br_netfilter: 1 when bridged frames go through that family's netfilter tables (net.bridge.bridge-nf-call-*), 0 when not; absent when the module is not loaded.",
+		"family")
+	famXDP = newFamily("nicdiag_nic_xdp_attached", "gauge",
+		"An XDP program attached to the NIC: 1, with its mode (driver, generic, offload, multi).", "iface", "mode")
+	famTunnel = newFamily("nicdiag_tunnel_info", "gauge",
+		"A VXLAN or Geneve device: 1, with its kind, VNI, UDP port and underlay link (empty when it routes).",
+		"iface", "kind", "vni", "port", "link")
 	famPause = newFamily("nicdiag_nic_pause_frames_total", "counter",
 		"Pause frames the NIC counted since its driver started counting (usually boot), summed over the driver's pause counters: direction=received (the link partner asked this host to stop sending) or sent (this host asked the partner to stop).",
 		"iface", "direction")
@@ -40,6 +56,9 @@ func addNICFacts(add func(*family, float64, ...string), n *nicdiag.NIC) {
 		add(famHopSpeed, c.Speed*1e9, id, hop, up, down, "modelled")
 		add(famHopWidth, float64(c.Width), id, hop, up, down, "modelled")
 	}
+	if x := n.XDP; x != nil {
+		add(famXDP, 1, id, x.Mode)
+	}
 	if t := n.LossTotals; t != nil {
 		var rx, tx float64
 		var pause bool
@@ -59,4 +78,60 @@ func addNICFacts(add func(*family, float64, ...string), n *nicdiag.NIC) {
 			add(famPause, tx, id, "sent")
 		}
 	}
+}
+
+// addHostFacts adds the host-wide series and, for each selected NIC, the
+// idle states of its queue CPUs.
+func addHostFacts(add func(*family, float64, ...string), h *nicdiag.Host) {
+	f := h.Facts
+	if c := f.Conntrack; c != nil {
+		add(famConntrack, float64(c.Count), "count")
+		add(famConntrack, float64(c.Max), "max")
+		if c.Stats != nil {
+			for _, e := range []string{"drop", "early_drop", "insert_failed"} {
+				add(famConntrackStat, float64(c.Stats[e]), e)
+			}
+		}
+	}
+	if b := f.BridgeNF; b != nil {
+		for _, x := range []struct {
+			v    *bool
+			name string
+		}{{b.IPTables, "ipv4"}, {b.IP6Tables, "ipv6"}, {b.ARPTables, "arp"}} {
+			if x.v != nil {
+				add(famBridgeNF, boolValue(*x.v), x.name)
+			}
+		}
+	}
+	for _, n := range h.NICs {
+		if t := n.Tunnel; t != nil {
+			add(famTunnel, 1, n.Name, t.Kind, strconv.FormatUint(uint64(t.VNI), 10), strconv.Itoa(t.Port), t.Link)
+		}
+	}
+	if f.Idle == nil {
+		return
+	}
+	for _, n := range h.Selected {
+		if n.Queues == nil {
+			continue
+		}
+		want := map[int]bool{}
+		for _, q := range n.Queues.DataQueues() {
+			for _, c := range q.CPUs {
+				want[c] = true
+			}
+		}
+		for _, c := range f.Idle.CPUs {
+			if st, ok := c.Deepest(); ok && want[c.CPU] {
+				add(famIdle, float64(st.LatencyUs)/1e6, n.ID(), strconv.Itoa(c.CPU), st.Name)
+			}
+		}
+	}
+}
+
+func boolValue(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -10,8 +10,10 @@ import (
 // linkFacts is what the netlink dump says about one link that sysfs does
 // not: its kind and, for an SR-IOV PF, its VFs' settings.
 type linkFacts struct {
-	kind string
-	vfs  []VFConfig
+	kind   string
+	vfs    []VFConfig
+	xdp    *XDP
+	tunnel *Tunnel
 }
 
 // linkInfo asks netlink for every link's kind ("veth", "bridge", "device";
@@ -31,6 +33,10 @@ func linkInfo() (map[string]linkFacts, error) {
 	if err != nil && !errors.Is(err, netlink.ErrDumpInterrupted) {
 		return nil, err
 	}
+	names := make(map[int]string, len(links))
+	for _, l := range links {
+		names[l.Attrs().Index] = l.Attrs().Name
+	}
 	out := make(map[string]linkFacts, len(links))
 	for _, l := range links {
 		a := l.Attrs()
@@ -41,6 +47,15 @@ func linkInfo() (map[string]linkFacts, error) {
 		f := linkFacts{kind: k}
 		for _, v := range a.Vfs {
 			f.vfs = append(f.vfs, vfFromNetlink(v))
+		}
+		if x := a.Xdp; x != nil && x.Attached && xdpMode(x.AttachMode) != "" {
+			f.xdp = &XDP{Mode: xdpMode(x.AttachMode), ProgID: x.ProgId}
+		}
+		switch t := l.(type) {
+		case *netlink.Vxlan:
+			f.tunnel = &Tunnel{Kind: TunnelVXLAN, VNI: uint32(t.VxlanId), Port: t.Port, Link: names[t.VtepDevIndex]}
+		case *netlink.Geneve:
+			f.tunnel = &Tunnel{Kind: TunnelGeneve, VNI: t.ID, Port: int(t.Dport)}
 		}
 		out[a.Name] = f
 	}

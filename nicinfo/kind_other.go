@@ -5,8 +5,10 @@ package nicinfo
 import "errors"
 
 type linkFacts struct {
-	kind string
-	vfs  []VFConfig
+	kind   string
+	vfs    []VFConfig
+	xdp    *XDP
+	tunnel *Tunnel
 }
 
 func linkInfo() (map[string]linkFacts, error) {

@@ -101,15 +101,17 @@ func build(ctx context.Context, o options, ifaces []string) ([]NIC, error) {
 		var vfs []VFConfig
 		if links != nil {
 			if l, ok := links[name]; ok {
-				n.Kind, vfs = l.kind, l.vfs
+				n.Kind, vfs, n.XDP, n.Tunnel = l.kind, l.vfs, l.xdp, l.tunnel
 			}
 		} else if kindErr != nil {
 			r.missing("kind", kindErr)
 		}
 		if !o.root.Live() {
-			var err error
-			if vfs, err = readVFFile(o.root, name); err != nil {
+			a, err := readNetlinkFile(o.root, name)
+			if err != nil {
 				r.missing("netlink.vfs", err)
+			} else {
+				vfs, n.XDP, n.Tunnel = a.VFs, a.XDP, a.Tunnel
 			}
 		}
 		var a *EthtoolAnswers

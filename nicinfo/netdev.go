@@ -93,10 +93,12 @@ func (r *reader) readNetdev(name string) (devPath string) {
 	r.readBond(dir)
 	r.readLower(dir)
 	r.readCarrier(dir)
-	if ue, err := r.readText(dir + "/uevent"); err == nil {
+	// Split before cleaning: text.Clean drops the newlines between the
+	// uevent's lines.
+	if ue, err := r.root.ReadString(dir + "/uevent"); err == nil {
 		for _, l := range strings.Split(ue, "\n") {
 			if v, ok := strings.CutPrefix(l, "DEVTYPE="); ok {
-				n.Kind = strings.TrimSpace(v)
+				n.Kind = text.Clean(strings.TrimSpace(v))
 			}
 		}
 	}

@@ -112,6 +112,12 @@ type NIC struct {
 	// Bond is a bonding master's mode, hash policy and members
 	// (/sys/class/net/BOND/bonding/); nil for every other interface.
 	Bond *Bond `json:"bond,omitempty"`
+	// XDP is the attached XDP program, from rtnetlink (netlink/IFACE.json
+	// in a snapshot); nil for none or when netlink is off.
+	XDP *XDP `json:"xdp,omitempty"`
+	// Tunnel is a VXLAN or Geneve device's setup, from rtnetlink; nil for
+	// every other interface.
+	Tunnel *Tunnel `json:"tunnel,omitempty"`
 }
 
 // Physical reports whether the interface sits on a bus (PCI, USB or other)

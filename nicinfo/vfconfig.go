@@ -20,21 +20,32 @@ const NetlinkSchema = 1
 
 // NetlinkAnswers is what rtnetlink (RTM_GETLINK with RTEXT_FILTER_VF)
 // answered for one interface that sysfs does not hold: the settings of an
-// SR-IOV physical function's virtual functions. On the live host nicdiag
-// asks the kernel; a snapshot keeps it in netlink/IFACE.json, written only
-// for interfaces that have VFs:
+// SR-IOV physical function's virtual functions, an attached XDP program, a
+// VXLAN or Geneve device's setup. On the live host nicdiag asks the
+// kernel; a snapshot keeps it in netlink/IFACE.json, written only for
+// interfaces that have one of them:
 //
 //	{
 //	  "schema": 1,
 //	  "vfs": [
 //	    {"vf": 0, "mac": "52:54:00:aa:00:01", "max_tx_rate_mbps": 100,
 //	     "spoofchk": true, "trust": false, "link_state": "auto"}
-//	  ]
+//	  ],
+//	  "xdp": {"mode": "generic", "prog_id": 42},
+//	  "tunnel": {"kind": "vxlan", "vni": 4096, "port": 4789, "link": "eth0"}
 //	}
 type NetlinkAnswers struct {
 	Schema int        `json:"schema"`
 	VFs    []VFConfig `json:"vfs,omitempty"`
+	// XDP is the attached XDP program (IFLA_XDP); nil for none, and in
+	// files that predate it.
+	XDP *XDP `json:"xdp,omitempty"`
+	// Tunnel is a VXLAN or Geneve device's setup; nil for every other.
+	Tunnel *Tunnel `json:"tunnel,omitempty"`
 }
+
+// Empty reports whether a holds nothing worth a file.
+func (a *NetlinkAnswers) Empty() bool { return len(a.VFs) == 0 && a.XDP == nil && a.Tunnel == nil }
 
 // VFConfig is what an SR-IOV physical function's driver reports for one of
 // its virtual functions (IFLA_VFINFO_LIST): the settings `ip link set PF vf
@@ -75,54 +86,82 @@ const maxNetlinkJSON = 4 << 20
 // under WithRoot (a snapshot without them has none). Function is left
 // empty; List fills it.
 func VFConfigs(ctx context.Context, opts ...Option) (map[string][]VFConfig, error) {
+	all, err := NetlinkFacts(ctx, opts...)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]VFConfig{}
+	for name, a := range all {
+		if len(a.VFs) > 0 {
+			out[name] = a.VFs
+		}
+	}
+	return out, nil
+}
+
+// NetlinkFacts returns what rtnetlink says of each interface that sysfs
+// does not hold (NetlinkAnswers: VFs, XDP, a tunnel's setup), for those
+// that have any: from the kernel on the live host, from the snapshot's
+// netlink/IFACE.json files under WithRoot.
+func NetlinkFacts(ctx context.Context, opts ...Option) (map[string]NetlinkAnswers, error) {
 	o := applyOptions(opts)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	out := map[string]NetlinkAnswers{}
 	if o.root.Live() {
 		links, err := linkInfo()
 		if err != nil {
 			return nil, wrapErr(err)
 		}
-		out := map[string][]VFConfig{}
 		for name, l := range links {
-			if len(l.vfs) > 0 {
-				out[name] = l.vfs
+			a := NetlinkAnswers{Schema: NetlinkSchema, VFs: l.vfs, XDP: l.xdp, Tunnel: l.tunnel}
+			if !a.Empty() {
+				out[name] = a
 			}
 		}
 		return out, nil
 	}
 	names, err := o.root.ReadDir("/netlink")
 	if errors.Is(err, fs.ErrNotExist) {
-		return map[string][]VFConfig{}, nil
+		return out, nil
 	}
 	if err != nil {
 		return nil, wrapErr(err)
 	}
-	out := map[string][]VFConfig{}
 	for _, n := range names {
 		iface, ok := strings.CutSuffix(n, ".json")
 		if !ok || !validIfaceName(iface) {
 			continue
 		}
-		vfs, err := readVFFile(o.root, iface)
+		a, err := readNetlinkFile(o.root, iface)
 		if err != nil {
 			return nil, wrapErr(err)
 		}
-		if len(vfs) > 0 {
-			out[iface] = vfs
+		if !a.Empty() {
+			out[iface] = *a
 		}
 	}
 	return out, nil
 }
 
-// readVFFile reads a snapshot's netlink/IFACE.json; an absent file is no
-// VFs.
+// readVFFile reads the VFs of a snapshot's netlink/IFACE.json; an absent
+// file is no VFs.
 func readVFFile(root fsroot.Root, iface string) ([]VFConfig, error) {
+	a, err := readNetlinkFile(root, iface)
+	if a == nil {
+		return nil, err
+	}
+	return a.VFs, err
+}
+
+// readNetlinkFile reads a snapshot's netlink/IFACE.json; an absent file is
+// empty answers.
+func readNetlinkFile(root fsroot.Root, iface string) (*NetlinkAnswers, error) {
 	b, err := root.ReadFileMax("/netlink/"+iface+".json", maxNetlinkJSON)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil
+		return &NetlinkAnswers{Schema: NetlinkSchema}, nil
 	case errors.Is(err, fsroot.ErrTooLarge):
 		return nil, fmt.Errorf("netlink/%s.json: %w: larger than %d bytes", iface, ErrMalformed, maxNetlinkJSON)
 	case err != nil:
@@ -132,7 +171,7 @@ func readVFFile(root fsroot.Root, iface string) ([]VFConfig, error) {
 	if err != nil {
 		return nil, fmt.Errorf("netlink/%s.json: %w", iface, err)
 	}
-	return a.VFs, nil
+	return a, nil
 }
 
 // parseNetlinkAnswers decodes a netlink/IFACE.json document. It refuses a
@@ -145,6 +184,9 @@ func parseNetlinkAnswers(b []byte) (*NetlinkAnswers, error) {
 	}
 	if a.Schema < 1 || a.Schema > NetlinkSchema {
 		return nil, fmt.Errorf("%w: netlink answers schema %d (this nicdiag reads %d)", ErrMalformed, a.Schema, NetlinkSchema)
+	}
+	if err := a.checkOverlay(); err != nil {
+		return nil, err
 	}
 	seen := map[int]bool{}
 	for i := range a.VFs {

@@ -242,10 +242,18 @@ func FuzzNetlinkAnswers(f *testing.F) {
 	f.Add(b)
 	f.Add([]byte(`{"schema":1,"vfs":[{"vf":-1}]}`))
 	f.Add([]byte(`{"schema":1,"vfs":[{"vf":0,"function":"zz","mac":"\u001b[31m"}]}`))
+	f.Add([]byte(`{"schema":1,"xdp":{"mode":"generic","prog_id":42},"tunnel":{"kind":"vxlan","vni":4096,"port":4789,"link":"eth0"}}`))
+	f.Add([]byte(`{"schema":1,"tunnel":{"kind":"geneve","vni":16777216,"link":"a/b"}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		a, err := parseNetlinkAnswers(b)
 		if err != nil {
 			return
+		}
+		if x := a.XDP; x != nil && x.Mode != XDPDriver && x.Mode != XDPGeneric && x.Mode != XDPOffload && x.Mode != XDPMulti {
+			t.Fatalf("accepted XDP %+v", x)
+		}
+		if u := a.Tunnel; u != nil && (u.VNI >= 1<<24 || u.Port < 0 || u.Port > 65535 || u.Link != "" && !validIfaceName(u.Link)) {
+			t.Fatalf("accepted tunnel %+v", u)
 		}
 		for _, v := range a.VFs {
 			if v.VF < 0 || v.VLAN < 0 || v.VLAN > 4095 || v.QoS < 0 || v.QoS > 7 || v.MaxTxRateMbps < 0 || v.MinTxRateMbps < 0 ||

@@ -123,6 +123,7 @@ func (c *copier) copyProc() {
 		}
 	}
 	c.copyCPUs()
+	c.copyHostFacts()
 }
 
 // copyCPUs copies, for each online CPU, its SMT siblings and its cpufreq
@@ -145,6 +146,7 @@ func (c *copier) copyCPUs() {
 		}
 		cpu := dir + "/cpu" + strconv.Itoa(id)
 		c.copyNames(cpu+"/topology", irq.TopologyFiles())
+		c.copyIdle(cpu)
 		if _, err := c.root.Mode(cpu + "/cpufreq"); err != nil {
 			continue // no cpufreq (a VM, or scaling off)
 		}
@@ -161,20 +163,22 @@ func (c *copier) copyCPUs() {
 var dmiAttrs = []string{"sys_vendor", "product_name"}
 
 // copyNetlink writes netlink/IFACE.json for each captured interface with
-// SR-IOV VFs: their settings as rtnetlink reports them on the live host, or
-// as the source snapshot holds them.
+// something rtnetlink says that sysfs does not (SR-IOV VFs, an XDP
+// program, a tunnel's setup): as the live kernel reports it, or as the
+// source snapshot holds it.
 func (c *copier) copyNetlink(ctx context.Context, ifaces []string) {
-	vfs, err := nicinfo.VFConfigs(ctx, nicinfo.WithRoot(c.src))
+	all, err := nicinfo.NetlinkFacts(ctx, nicinfo.WithRoot(c.src))
 	if err != nil {
 		c.skip("netlink", err)
 		return
 	}
 	for _, name := range ifaces {
-		v := vfs[name]
-		if len(v) == 0 {
+		a, ok := all[name]
+		if !ok {
 			continue
 		}
-		b, err := json.MarshalIndent(nicinfo.NetlinkAnswers{Schema: nicinfo.NetlinkSchema, VFs: v}, "", "  ")
+		a.Schema = nicinfo.NetlinkSchema
+		b, err := json.MarshalIndent(a, "", "  ")
 		if err != nil {
 			c.skip("netlink/"+name+".json", err)
 			continue

@@ -27,11 +27,14 @@ var showCmd = &command{
 output: identity (PCI IDs and names), driver, firmware and offloads,
 Ethernet link and modes (partner, pause, EEE, carrier changes), queues,
 rings and coalescing, IRQs, NUMA placement, PCIe link and IOMMU, SR-IOV and
-VF settings, what could not be read (and why), drop counters since boot;
-then the PCIe path hop by hop to the root port, the throughput budget of
-the default workload, where each queue's IRQ lands, the host (VM or not,
-forwarding, the IRQ CPUs' frequency scaling), and the findings about this
-NIC. Exit code as for check.
+VF settings, what could not be read (and why), drop counters since boot,
+pause frames and cloud allowances since boot, XDP and tunnel setup; then
+the PCIe path hop by hop to the root port (the modelled chipset uplink and
+the devices sharing each hop), the throughput budget of the default
+workload, where each queue's IRQ lands, the host (VM or not, forwarding,
+the IRQ CPUs' frequency scaling and idle states, connection tracking,
+bridge netfilter, kernel), and the findings about this NIC. Exit code as
+for check.
 
 Examples:
   nicdiag show eth0
@@ -57,7 +60,9 @@ func runShow(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
 	}
 	n, path, queues := &sel.NIC, sel.Path, sel.Queues
 	if e.json {
-		if err := e.writeJSON(showJSON{Schema: jsonSchema, NIC: n, Path: path, Budget: sel.Budget, Queues: queues, Findings: r.Findings}); err != nil {
+		doc := showJSON{Schema: jsonSchema, NIC: n, Path: path, Budget: sel.Budget, Queues: queues, Findings: r.Findings,
+			LossTotals: sel.LossTotals, HostFacts: &r.Host.Facts}
+		if err := e.writeJSON(doc); err != nil {
 			return e.fail(err)
 		}
 		return exitFor(r.Findings)
@@ -73,7 +78,7 @@ func runShow(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
 			secs[i].add("IOMMU", iommuText(sel))
 		}
 	}
-	secs = append(secs, dropSection(sel), healthSection(sel), ps, budgetSection(sel.Budget), queueSection(queues), hostSection(r.Host, queues), findingSection(r.Findings))
+	secs = append(secs, dropSection(sel), healthSection(sel), overlaySection(n), ps, budgetSection(sel.Budget), queueSection(queues), hostSection(r.Host, queues), hostAuditSection(r.Host, queues), findingSection(r.Findings))
 	if err := renderSections(e.stdout, secs); err != nil {
 		return e.fail(err)
 	}
@@ -88,6 +93,11 @@ type showJSON struct {
 	Budget   *budget.Budget    `json:"budget,omitempty"`
 	Queues   *irq.NICQueues    `json:"queues,omitempty"`
 	Findings []finding.Finding `json:"findings"`
+	// LossTotals are its receive, loss and pause counters since boot.
+	LossTotals *irq.LossTotals `json:"loss_totals,omitempty"`
+	// HostFacts are the host's idle states, connection tracking and bridge
+	// netfilter.
+	HostFacts *nicdiag.HostFacts `json:"host_facts,omitempty"`
 }
 
 // showSection is one titled block of `show` text. Rows are key/value

@@ -8,6 +8,7 @@ import (
 	"github.com/nicdiag/nicdiag"
 	"github.com/nicdiag/nicdiag/internal/text"
 	"github.com/nicdiag/nicdiag/irq"
+	"github.com/nicdiag/nicdiag/nicinfo"
 )
 
 // healthSection is what held the NIC's traffic back or damaged it since
@@ -37,4 +38,96 @@ func healthSection(n *nicdiag.NIC) showSection {
 	}
 	s.add("Allowances", strings.Join(allow, ", "))
 	return s
+}
+
+// overlaySection is the NIC's XDP program and, for a VXLAN or Geneve
+// device, its setup.
+func overlaySection(n *nicinfo.NIC) showSection {
+	s := showSection{Title: "XDP and tunnel"}
+	if x := n.XDP; x != nil {
+		s.add("XDP", fmt.Sprintf("program %d, %s mode", x.ProgID, x.Mode))
+	}
+	if t := n.Tunnel; t != nil {
+		v := fmt.Sprintf("%s VNI %d, port %d", t.Kind, t.VNI, t.Port)
+		if t.Link != "" {
+			v += ", over " + t.Link
+		}
+		s.add("Tunnel", v)
+	}
+	return s
+}
+
+// hostAuditSection is what the host's stack adds: the idle states of the
+// CPUs that take the NIC's queue interrupts, connection tracking, bridge
+// netfilter and the kernel.
+func hostAuditSection(h *nicdiag.Host, q *irq.NICQueues) showSection {
+	s := showSection{Title: "Host stack"}
+	f := h.Facts
+	s.add("Kernel", f.KernelRelease)
+	if x := f.Idle; x != nil {
+		s.add("CPU idle", idleText(x, q))
+	}
+	if c := f.Conntrack; c != nil {
+		v := fmt.Sprintf("%d of %d entries", c.Count, c.Max)
+		if c.Stats != nil {
+			v += fmt.Sprintf("; since boot drop %d, early_drop %d, insert_failed %d", c.Stats["drop"], c.Stats["early_drop"], c.Stats["insert_failed"])
+		}
+		s.add("Conntrack", v)
+	}
+	if b := f.BridgeNF; b != nil {
+		var parts []string
+		for _, x := range []struct {
+			v    *bool
+			name string
+		}{{b.IPTables, "iptables"}, {b.IP6Tables, "ip6tables"}, {b.ARPTables, "arptables"}} {
+			if x.v != nil {
+				parts = append(parts, x.name+" "+onOff(*x.v))
+			}
+		}
+		s.add("br_netfilter", "loaded: bridged frames through "+strings.Join(parts, ", "))
+	}
+	return s
+}
+
+// idleText sums up cpuidle for the queue CPUs: "intel_idle/menu; CPUs
+// 64-95: C6 (133 µs) deepest".
+func idleText(x *nicinfo.Idle, q *irq.NICQueues) string {
+	v := text.Clip(x.Driver)
+	if x.Governor != "" {
+		v += "/" + text.Clip(x.Governor)
+	}
+	if x.MaxCState != nil {
+		v += fmt.Sprintf(", intel_idle.max_cstate %d", *x.MaxCState)
+	}
+	if len(x.Cmdline) > 0 {
+		v += ", " + strings.Join(x.Cmdline, " ")
+	}
+	if q == nil {
+		return v
+	}
+	want := map[int]bool{}
+	for _, d := range q.DataQueues() {
+		for _, c := range d.CPUs {
+			want[c] = true
+		}
+	}
+	by := map[string][]int{}
+	var order []string
+	for _, c := range x.CPUs {
+		if !want[c.CPU] {
+			continue
+		}
+		k := "no idle state"
+		if st, ok := c.Deepest(); ok {
+			k = fmt.Sprintf("%s (%d µs) deepest", text.Clip(st.Name), st.LatencyUs)
+		}
+		if _, ok := by[k]; !ok {
+			order = append(order, k)
+		}
+		by[k] = append(by[k], c.CPU)
+	}
+	for _, k := range order {
+		v += fmt.Sprintf("; CPU %s: %s", irq.FormatCPUList(by[k]), k)
+	}
+	return v
 }

@@ -1,0 +1,193 @@
+package nicinfo
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strconv"
+	"strings"
+
+	"github.com/nicdiag/nicdiag/internal/text"
+)
+
+// Conntrack is netfilter's connection-tracking table (of the network
+// namespace nicdiag runs in): its entries, its maximum and hash size, and
+// its statistics since boot summed over the CPUs. nf_conntrack's sysctls
+// (Documentation/networking/nf_conntrack-sysctl.rst) and
+// /proc/net/stat/nf_conntrack (net/netfilter/nf_conntrack_standalone.c).
+type Conntrack struct {
+	Count   int64 `json:"count"`
+	Max     int64 `json:"max"`
+	Buckets int64 `json:"buckets,omitempty"`
+	// Stats are the statistics by the file's column names (drop,
+	// early_drop, insert_failed, ...), summed over CPUs; entries (the
+	// table's size, repeated on every line) is left out. nil when the file
+	// was not read.
+	Stats map[string]uint64 `json:"stats,omitempty"`
+}
+
+// Files of the connection tracking and bridge netfilter readers;
+// snapshot.Capture copies them.
+const (
+	ConntrackCountFile   = "/proc/sys/net/netfilter/nf_conntrack_count"
+	ConntrackMaxFile     = "/proc/sys/net/netfilter/nf_conntrack_max"
+	ConntrackBucketsFile = "/proc/sys/net/netfilter/nf_conntrack_buckets"
+	ConntrackStatFile    = "/proc/net/stat/nf_conntrack"
+	BridgeNFDir          = "/proc/sys/net/bridge"
+	KernelReleaseFile    = "/proc/sys/kernel/osrelease"
+)
+
+// BridgeNFFiles are br_netfilter's sysctls: they exist while the module is
+// loaded.
+var BridgeNFFiles = []string{"bridge-nf-call-iptables", "bridge-nf-call-ip6tables", "bridge-nf-call-arptables"}
+
+// maxConntrackStat bounds /proc/net/stat/nf_conntrack: a line of 17
+// columns per possible CPU.
+const maxConntrackStat = 1 << 20
+
+// ReadConntrack reads the table's sysctls and statistics under the root
+// (WithRoot). Without nf_conntrack_count (the module not loaded, an old
+// snapshot) it returns an error matching fs.ErrNotExist; a sysctl or
+// statistics file that is not what the kernel writes is ErrMalformed.
+func ReadConntrack(opts ...Option) (*Conntrack, error) {
+	o := buildOptions(opts)
+	r := o.root
+	c := &Conntrack{}
+	var err error
+	if c.Count, err = r.ReadInt(ConntrackCountFile); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, wrapErr(err)
+		}
+		return nil, wrapErr(fmt.Errorf("%w: %s: %v", ErrMalformed, ConntrackCountFile, err))
+	}
+	if c.Max, err = r.ReadInt(ConntrackMaxFile); err != nil {
+		return nil, wrapErr(fmt.Errorf("%w: %s: %v", ErrMalformed, ConntrackMaxFile, err))
+	}
+	c.Buckets, _ = r.ReadInt(ConntrackBucketsFile)
+	if c.Count < 0 || c.Max < 0 {
+		return nil, wrapErr(fmt.Errorf("%w: conntrack count %d max %d", ErrMalformed, c.Count, c.Max))
+	}
+	b, err := r.ReadFileMax(ConntrackStatFile, maxConntrackStat)
+	if err == nil {
+		if c.Stats, err = ParseConntrackStat(b); err != nil {
+			return nil, wrapErr(err)
+		}
+	}
+	return c, nil
+}
+
+// conntrackColumns are the columns of /proc/net/stat/nf_conntrack when its
+// header is missing or has another count than the values: the order of
+// Linux 5.x and later (earlier kernels have searched and delete_list where
+// these have clashres and chainlength; the rest is the same).
+var conntrackColumns = strings.Fields("entries clashres found new invalid ignore delete chainlength insert insert_failed drop early_drop icmp_error expect_new expect_create expect_delete search_restart")
+
+// ParseConntrackStat reads /proc/net/stat/nf_conntrack: a header of column
+// names, then one line of 8-digit hexadecimal values per CPU. It returns
+// the values summed over CPUs by column name, entries left out. A value
+// that is not hexadecimal, a line with another count of values than the
+// others, or a file without any CPU line is ErrMalformed.
+func ParseConntrackStat(b []byte) (map[string]uint64, error) {
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 0, 4096), 64<<10)
+	var names []string
+	out := map[string]uint64{}
+	width, lines := 0, 0
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		if names == nil && lines == 0 && !isHex(f[0]) {
+			names = f
+			continue
+		}
+		if width == 0 {
+			width = len(f)
+			if len(names) != width {
+				names = conntrackColumns
+			}
+			if width > len(names) || width < 12 {
+				return nil, fmt.Errorf("%w: nf_conntrack statistics: %d columns", ErrMalformed, width)
+			}
+		}
+		if len(f) != width {
+			return nil, fmt.Errorf("%w: nf_conntrack statistics: line %d has %d values, not %d", ErrMalformed, lines+1, len(f), width)
+		}
+		for i, v := range f {
+			n, err := strconv.ParseUint(v, 16, 32)
+			if err != nil {
+				return nil, fmt.Errorf("%w: nf_conntrack statistics: %q is not a 32-bit hexadecimal value", ErrMalformed, text.Clip(v))
+			}
+			if names[i] != "entries" {
+				out[names[i]] += n
+			}
+		}
+		lines++
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%w: nf_conntrack statistics: %v", ErrMalformed, err)
+	}
+	if lines == 0 {
+		return nil, fmt.Errorf("%w: nf_conntrack statistics: no CPU line", ErrMalformed)
+	}
+	return out, nil
+}
+
+// BridgeNF is br_netfilter's state: whether bridged frames go through
+// iptables, ip6tables and arptables. nil fields were not read.
+type BridgeNF struct {
+	IPTables  *bool `json:"iptables,omitempty"`
+	IP6Tables *bool `json:"ip6tables,omitempty"`
+	ARPTables *bool `json:"arptables,omitempty"`
+}
+
+// ReadBridgeNF reads br_netfilter's sysctls under the root; an error
+// matching fs.ErrNotExist when the module is not loaded (none exists).
+func ReadBridgeNF(opts ...Option) (*BridgeNF, error) {
+	o := buildOptions(opts)
+	x := &BridgeNF{}
+	found := false
+	for i, dst := range []**bool{&x.IPTables, &x.IP6Tables, &x.ARPTables} {
+		b, err := o.root.ReadFileMax(BridgeNFDir+"/"+BridgeNFFiles[i], 64)
+		if err != nil {
+			continue
+		}
+		v, err := parseSysctlBool(string(b))
+		if err != nil {
+			return nil, wrapErr(fmt.Errorf("%w: %s: %v", ErrMalformed, BridgeNFFiles[i], err))
+		}
+		*dst, found = &v, true
+	}
+	if !found {
+		return nil, wrapErr(fmt.Errorf("br_netfilter not loaded: %w", fs.ErrNotExist))
+	}
+	return x, nil
+}
+
+// ReadKernelRelease reads /proc/sys/kernel/osrelease under the root; ""
+// when it cannot be read.
+func ReadKernelRelease(opts ...Option) string {
+	o := buildOptions(opts)
+	b, err := o.root.ReadFileMax(KernelReleaseFile, 256)
+	if err != nil {
+		return ""
+	}
+	return text.Clip(strings.TrimSpace(string(b)))
+}
+
+// KernelVersion returns the major and minor version of a kernel release
+// ("6.1.0-18-amd64" is 6, 1); ok is false when it does not start with
+// them.
+func KernelVersion(release string) (major, minor int, ok bool) {
+	a, rest, ok1 := strings.Cut(release, ".")
+	end := 0
+	for end < len(rest) && rest[end] >= '0' && rest[end] <= '9' {
+		end++
+	}
+	x, err1 := strconv.Atoi(a)
+	y, err2 := strconv.Atoi(rest[:end])
+	return x, y, ok1 && err1 == nil && err2 == nil
+}

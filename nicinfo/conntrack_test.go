@@ -1,0 +1,117 @@
+package nicinfo
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/nicdiag/nicdiag/internal/snaptest"
+	"github.com/prometheus/procfs"
+)
+
+// Real /proc/net/stat/nf_conntrack files:
+//   - statLinux618: this project's development VM (Linux 6.18, 2 CPUs),
+//     connection tracking unused: the header of 5.x and later, zeros;
+//   - statOld: the two sample lines of a 2012 Linux (searched and
+//     delete_list columns) quoted in collectl-utils' procfs reader;
+//   - statLab: the QEMU lab guest (Debian's Linux 6.1, 2 CPUs) after
+//     internal/lab's conntrack script filled a table of 64 entries.
+const (
+	statLinux618 = "entries  clashres found new invalid ignore delete chainlength insert insert_failed drop early_drop icmp_error  expect_new expect_create expect_delete search_restart\n" +
+		"00000000  00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000  00000000 00000000 00000000 00000000\n" +
+		"00000000  00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000  00000000 00000000 00000000 00000000\n"
+	statOld = "entries  searched found new invalid ignore delete delete_list insert insert_failed drop early_drop icmp_error  expect_new expect_create expect_delete search_restart\n" +
+		"00000085  00003e40 007782a9 00024eab 0000060a 00012c63 0006e7c2 00067e99 0001e5a5 00000000 00000000 00000000 00000000  00000023 00000001 00000023 00000000\n" +
+		"00000085  00000c5f 00053a15 0001ce59 00000041 0000d3b2 000069ca 000069c9 0001ce58 00000000 00000000 00000000 00000000  00000000 0000000f 00000000 00000000\n"
+)
+
+// The parser sums the columns by the header's names; procfs, the library
+// the project would use for /proc, reads the same bytes to the same drop,
+// early_drop, insert_failed and found sums (its oracle role).
+func TestParseConntrackStat(t *testing.T) {
+	for name, in := range map[string]string{"6.18": statLinux618, "old": statOld, "lab": statLab} {
+		got, err := ParseConntrackStat([]byte(in))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		dir := snaptest.Write(t, map[string]string{"net/stat/nf_conntrack": in})
+		pfs, err := procfs.NewFS(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, err := pfs.ConntrackStat()
+		if err != nil {
+			t.Fatalf("%s: procfs: %v", name, err)
+		}
+		var drop, early, failed, found uint64
+		for _, e := range ref {
+			drop, early, failed, found = drop+e.Drop, early+e.EarlyDrop, failed+e.InsertFailed, found+e.Found
+		}
+		if got["drop"] != drop || got["early_drop"] != early || got["insert_failed"] != failed || got["found"] != found {
+			t.Errorf("%s: %v; procfs drop %d early %d failed %d found %d", name, got, drop, early, failed, found)
+		}
+		if _, ok := got["entries"]; ok {
+			t.Errorf("%s: entries summed", name)
+		}
+	}
+	if got, _ := ParseConntrackStat([]byte(statOld)); got["searched"] != 0x3e40+0xc5f || got["found"] != 0x7782a9+0x53a15 {
+		t.Errorf("old header: %v", got)
+	}
+	for _, bad := range []string{"", "entries drop\n", statOld + "0001\n", "entries\nzz zz zz zz zz zz zz zz zz zz zz zz\n",
+		"00000001 00000002\n", statLinux618[:200]} {
+		if _, err := ParseConntrackStat([]byte(bad)); !errors.Is(err, ErrMalformed) {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}
+
+// ReadConntrack without nf_conntrack: fs.ErrNotExist; with a table, its
+// count, max and statistics.
+func TestReadConntrack(t *testing.T) {
+	if _, err := ReadConntrack(WithRoot(t.TempDir())); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("none: %v", err)
+	}
+	dir := snaptest.Write(t, map[string]string{
+		"proc/sys/net/netfilter/nf_conntrack_count": "68\n", "proc/sys/net/netfilter/nf_conntrack_max": "64\n",
+		"proc/net/stat/nf_conntrack": statLab,
+	})
+	c, err := ReadConntrack(WithRoot(dir))
+	if err != nil || c.Count != 68 || c.Max != 64 || c.Stats["drop"] == 0 {
+		t.Errorf("%+v %v", c, err)
+	}
+	os.WriteFile(filepath.Join(dir, "proc/sys/net/netfilter/nf_conntrack_max"), []byte("-1\n"), 0o644)
+	if _, err := ReadConntrack(WithRoot(dir)); !errors.Is(err, ErrMalformed) {
+		t.Errorf("negative max: %v", err)
+	}
+}
+
+func FuzzConntrackStat(f *testing.F) {
+	for _, s := range []string{statLinux618, statOld, statLab, "", "entries\n1\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := ParseConntrackStat(b)
+		if err == nil && len(m) == 0 {
+			t.Fatalf("accepted %q with no columns", b)
+		}
+	})
+}
+
+// A multi-line uevent (as sysfs writes it) gives the kind on its DEVTYPE
+// line alone.
+func TestUeventKind(t *testing.T) {
+	dir := snaptest.Write(t, map[string]string{
+		"sys/class/net/br0":                     "->../../devices/virtual/net/br0",
+		"sys/devices/virtual/net/br0/uevent":    "DEVTYPE=bridge\nINTERFACE=br0\nIFINDEX=9\n",
+		"sys/devices/virtual/net/br0/operstate": "up\n",
+		"sys/devices/virtual/net/vx0/uevent":    "DEVTYPE=vxlan\nINTERFACE=vx0\n",
+		"sys/devices/virtual/net/vx0/operstate": "unknown\n",
+		"sys/class/net/vx0":                     "->../../devices/virtual/net/vx0",
+	})
+	nics, err := List(t.Context(), WithRoot(dir))
+	if err != nil || len(nics) != 2 || nics[0].Kind != "bridge" || nics[1].Kind != "vxlan" {
+		t.Errorf("%+v %v", nics, err)
+	}
+}

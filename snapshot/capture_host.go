@@ -1,0 +1,44 @@
+package snapshot
+
+import (
+	"strings"
+
+	"github.com/nicdiag/nicdiag/nicinfo"
+)
+
+// hostFactFiles are the host-wide files of the host audit
+// (nicdiag.HostFacts): cpuidle's driver and governor, intel_idle's
+// max_cstate, the kernel command line, connection tracking's sysctls and
+// statistics, and bridge netfilter's sysctls.
+var hostFactFiles = []string{
+	nicinfo.CPUIdleDir + "/current_driver", nicinfo.CPUIdleDir + "/current_governor",
+	nicinfo.CPUIdleDir + "/current_governor_ro", nicinfo.IntelMaxCState, nicinfo.CmdlineFile,
+	nicinfo.ConntrackCountFile, nicinfo.ConntrackMaxFile, nicinfo.ConntrackBucketsFile, nicinfo.ConntrackStatFile,
+	nicinfo.BridgeNFDir + "/" + nicinfo.BridgeNFFiles[0], nicinfo.BridgeNFDir + "/" + nicinfo.BridgeNFFiles[1],
+	nicinfo.BridgeNFDir + "/" + nicinfo.BridgeNFFiles[2], nicinfo.KernelReleaseFile,
+}
+
+// copyHostFacts copies hostFactFiles.
+func (c *copier) copyHostFacts() {
+	for _, f := range hostFactFiles {
+		if c.fatal != nil {
+			return
+		}
+		c.copyFile(f)
+	}
+}
+
+// copyIdle copies CPU directory cpu's idle states (cpuidle/stateK, the
+// files nicinfo.ReadIdle reads) and its PM QoS resume latency.
+func (c *copier) copyIdle(cpu string) {
+	c.copyNames(cpu+"/power", []string{"pm_qos_resume_latency_us"})
+	names, err := c.list(cpu + "/cpuidle")
+	if err != nil {
+		return
+	}
+	for _, n := range names {
+		if strings.HasPrefix(n, "state") && len(n) <= len("state")+2 && c.fatal == nil {
+			c.copyNames(cpu+"/cpuidle/"+n, nicinfo.IdleStateFiles())
+		}
+	}
+}
