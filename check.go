@@ -43,6 +43,8 @@ func Checkers() []Checker {
 		ethlinkCheck,
 		bondCheck,
 		throttleCheck,
+		linkErrorsCheck,
+		moduleCheck,
 		stackCheck,
 		overlayCheck,
 		workaroundCheck,

@@ -76,14 +76,19 @@ var ringsCheck = Checker{
 	},
 }
 
+// keptStat is what the live ethtool source keeps of the driver's
+// statistics: its loss counters (irq.IsLossStat) and damaged-frame
+// counters (nicinfo.IsLinkErrorStat).
+func keptStat(name string) bool { return irq.IsLossStat(name) || nicinfo.IsLinkErrorStat(name) }
+
 // keepLossStats makes the live host's ethtool source keep the driver's
-// loss counters (irq.IsLossStat) unless WithEthtool chose the source;
+// loss and damaged-frame counters (keptStat) unless WithEthtool chose the source;
 // the returned function closes it.
 func (o *options) keepLossStats() func() {
 	if o.ethSet || !fsroot.New(o.root).Live() {
 		return func() {}
 	}
-	src := nicinfo.LiveEthtool(nicinfo.KeepStats(irq.IsLossStat))
+	src := nicinfo.LiveEthtool(nicinfo.KeepStats(keptStat))
 	o.ethtool, o.ethSet = src, true
 	return func() {
 		if c, ok := src.(io.Closer); ok {
@@ -99,6 +104,11 @@ func (h *Host) readLossTotals(o options) {
 	for _, n := range h.Selected {
 		if !n.Netdev() {
 			continue
+		}
+		if l, err := nicinfo.ReadLinkErrors(n.Name, n.LossStats, o.nicinfo()...); err == nil {
+			n.LinkErrors = l
+		} else if !errors.Is(err, fs.ErrNotExist) && n.Physical() {
+			h.unread(PartLinkErrors, n.ID(), err)
 		}
 		t, err := irq.ReadLossTotals(n.Name, n.LossStats, o.irq()...)
 		switch {

@@ -86,6 +86,10 @@ type NIC struct {
 	// nil for a function without a netdev, an unselected NIC, or
 	// statistics that could not be read (see Host.Unread).
 	LossTotals *irq.LossTotals `json:"loss_totals,omitempty"`
+	// LinkErrors are its damaged-frame counters since the driver started
+	// counting (interface statistics and the driver's CRC, symbol,
+	// alignment and length counters); nil where not read.
+	LinkErrors *nicinfo.LinkErrors `json:"link_errors,omitempty"`
 	// IOMMUDomain is the type of the default DMA domain of its IOMMU group
 	// (/sys/bus/pci/devices/ADDR/iommu_group/type: "DMA", "DMA-FQ",
 	// "identity", "blocked", "unmanaged"); "" without an IOMMU group or

@@ -32,6 +32,20 @@ var (
 	famTunnel = newFamily("nicdiag_tunnel_info", "gauge",
 		"A VXLAN or Geneve device: 1, with its kind, VNI, UDP port and underlay link (empty when it routes).",
 		"iface", "kind", "vni", "port", "link")
+	famLinkErr = newFamily("nicdiag_nic_damaged_frames_total", "counter",
+		"Frames the NIC received damaged since its driver started counting, the largest counter of each kind (the interface statistics and the driver's counters of one kind count the same frames): crc, symbol, alignment, length.",
+		"iface", "kind")
+	famFEC = newFamily("nicdiag_nic_fec_blocks_total", "counter",
+		"FEC blocks (codewords) since the driver started counting: kind=corrected (cost nothing) or uncorrectable (a frame lost).",
+		"iface", "kind")
+	famModTemp = newFamily("nicdiag_nic_module_temperature_celsius", "gauge",
+		"A pluggable module's own temperature (its digital diagnostics).", "iface")
+	famModVolt = newFamily("nicdiag_nic_module_supply_volts", "gauge",
+		"A pluggable module's supply voltage (its digital diagnostics).", "iface")
+	famModBias = newFamily("nicdiag_nic_module_bias_amperes", "gauge",
+		"A pluggable module's laser bias current per lane (its digital diagnostics).", "iface", "lane")
+	famModPower = newFamily("nicdiag_nic_module_optical_power_watts", "gauge",
+		"A pluggable module's optical power per lane and direction (tx, rx), its digital diagnostics.", "iface", "lane", "direction")
 	famPause = newFamily("nicdiag_nic_pause_frames_total", "counter",
 		"Pause frames the NIC counted since its driver started counting (usually boot), summed over the driver's pause counters: direction=received (the link partner asked this host to stop sending) or sent (this host asked the partner to stop).",
 		"iface", "direction")
@@ -59,6 +73,7 @@ func addNICFacts(add func(*family, float64, ...string), n *nicdiag.NIC) {
 	if x := n.XDP; x != nil {
 		add(famXDP, 1, id, x.Mode)
 	}
+	addLinkHealth(add, n)
 	if t := n.LossTotals; t != nil {
 		var rx, tx float64
 		var pause bool
@@ -134,4 +149,38 @@ func boolValue(b bool) float64 {
 		return 1
 	}
 	return 0
+}
+
+// addLinkHealth adds a NIC's damaged frames, FEC blocks and module
+// diagnostics.
+func addLinkHealth(add func(*family, float64, ...string), n *nicdiag.NIC) {
+	id := n.ID()
+	if l := n.LinkErrors; l != nil {
+		for kind, c := range l.ByKind() {
+			add(famLinkErr, float64(c.Value), id, string(kind))
+		}
+	}
+	if f := n.FEC; f != nil {
+		if f.Corrected != nil {
+			add(famFEC, float64(*f.Corrected), id, "corrected")
+		}
+		if f.Uncorrectable != nil {
+			add(famFEC, float64(*f.Uncorrectable), id, "uncorrectable")
+		}
+	}
+	if d := n.Module; d != nil {
+		for _, m := range d.Measures {
+			lane := strconv.Itoa(m.Lane)
+			switch m.What {
+			case "temperature":
+				add(famModTemp, m.Value, id)
+			case "voltage":
+				add(famModVolt, m.Value, id)
+			case "bias":
+				add(famModBias, m.Value/1e3, id, lane)
+			case "tx_power", "rx_power":
+				add(famModPower, m.Value/1e3, id, lane, strings.TrimSuffix(m.What, "_power"))
+			}
+		}
+	}
 }

@@ -12,7 +12,8 @@ import (
 
 // auditTree is x722-lewisburg with the host audit's facts added
 // (reconstructed, in the kernel's and nicdiag snapshot's formats): eno1's
-// pause and ENA-named allowance counters, an XDP program on eno1, a VXLAN
+// pause and ENA-named allowance counters, 42 CRC errors and RS-FEC
+// counters, an XDP program on eno1, a VXLAN
 // device, the connection-tracking table, br_netfilter's sysctls, and
 // Skylake-SP idle states (intel_idle's skx_cstates) on CPU 0, where
 // eno1's first queue IRQ lands.
@@ -23,10 +24,11 @@ func auditTree(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b = bytes.Replace(b, []byte(`"schema": 1,`), []byte(`"schema": 1, "loss_stats": {"port.link_xoff_rx": 5000, "port.link_xoff_tx": 7, "bw_out_allowance_exceeded": 12},`), 1)
+	b = bytes.Replace(b, []byte(`"schema": 1,`), []byte(`"schema": 1, "loss_stats": {"port.link_xoff_rx": 5000, "port.link_xoff_tx": 7, "bw_out_allowance_exceeded": 12}, "fec": {"active": "RS", "corrected_blocks": 10, "uncorrectable_blocks": 2},`), 1)
 	os.WriteFile(p, b, 0o644)
 	files := map[string]string{
 		"netlink/eno1.json":                               `{"schema": 1, "xdp": {"mode": "generic", "prog_id": 42}}`,
+		"sys/class/net/eno1/statistics/rx_crc_errors":     "42\n",
 		"sys/class/net/vx0":                               "->../../devices/virtual/net/vx0",
 		"sys/devices/virtual/net/vx0/uevent":              "DEVTYPE=vxlan\nINTERFACE=vx0\n",
 		"sys/devices/virtual/net/vx0/mtu":                 "1450\n",
@@ -65,6 +67,8 @@ func TestHostAuditSeries(t *testing.T) {
 		{"nicdiag_conntrack_events_total", map[string]string{"event": "early_drop"}, 3},
 		{"nicdiag_bridge_netfilter_enabled", map[string]string{"family": "ipv4"}, 1},
 		{"nicdiag_cpu_idle_deepest_exit_latency_seconds", map[string]string{"iface": "eno1", "cpu": "0", "state": "C6"}, 133e-6},
+		{"nicdiag_nic_damaged_frames_total", map[string]string{"iface": "eno1", "kind": "crc"}, 42},
+		{"nicdiag_nic_fec_blocks_total", map[string]string{"iface": "eno1", "kind": "uncorrectable"}, 2},
 		{"nicdiag_pcie_hop_speed_transfers_per_second", map[string]string{"iface": "eno1", "state": "current", "hop": "0"}, 2.5e9},
 	}
 	for _, w := range want {

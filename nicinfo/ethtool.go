@@ -109,6 +109,9 @@ func parseEthtoolAnswers(b []byte) (*EthtoolAnswers, error) {
 	if err := a.cleanLossStats(); err != nil {
 		return nil, err
 	}
+	if err := checkModulePages(a.Module); err != nil {
+		return nil, err
+	}
 	a.clean()
 	return &a, nil
 }

@@ -67,6 +67,13 @@ type EthtoolAnswers struct {
 	// Pause is ETHTOOL_GPAUSEPARAM (ethtool -a); absent for drivers
 	// without it and from files that predate it.
 	Pause *Pause `json:"pause,omitempty"`
+	// FEC is ETHTOOL_MSG_FEC_GET with statistics (ethtool -I
+	// --show-fec); absent for drivers without FEC.
+	FEC *FEC `json:"fec,omitempty"`
+	// Module are the pluggable module's EEPROM pages (ETHTOOL_MSG_
+	// MODULE_EEPROM_GET, ethtool -m) that carry its diagnostics; absent
+	// without a module or module access.
+	Module []ModulePage `json:"module_eeprom,omitempty"`
 }
 
 // EthtoolLink is ETHTOOL_GLINKSETTINGS (or legacy GSET) decoded.

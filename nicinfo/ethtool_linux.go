@@ -201,6 +201,16 @@ func (l *liveEthtool) answers(ctx context.Context, iface string) (*EthtoolAnswer
 	} else {
 		a.Pause = p
 	}
+	if f, err := l.fec(iface); err != nil {
+		fail("fec", err)
+	} else {
+		a.FEC = f
+	}
+	if m, err := l.module(iface); err != nil {
+		fail("module_eeprom", err)
+	} else {
+		a.Module = m
+	}
 	if l.keep != nil {
 		// A driver without statistics (lo) has no loss counters: no error.
 		if m, err := l.et.Stats(iface); err != nil && !errors.Is(err, unix.EOPNOTSUPP) {

@@ -245,6 +245,15 @@ func (r *reader) mergeEthtool(a *EthtoolAnswers, err error) *EthtoolAnswers {
 		n.Queues.Channels = &c
 	}
 	n.Rings, n.LossStats = copyRings(a.Rings), copyStats(a.LossStats)
+	n.FEC = a.FEC
+	if len(a.Module) > 0 {
+		switch d, err := ParseModule(a.Module); {
+		case err == nil:
+			n.Module = d
+		case !errors.Is(err, ErrNoDiagnostics):
+			r.missing("module", err)
+		}
+	}
 	n.Features, n.Coalesce = a.Features, a.Coalesce
 	n.EEE, n.Pause = copyEEE(a.EEE), copyPause(a.Pause)
 	return a

@@ -112,6 +112,12 @@ type NIC struct {
 	// Bond is a bonding master's mode, hash policy and members
 	// (/sys/class/net/BOND/bonding/); nil for every other interface.
 	Bond *Bond `json:"bond,omitempty"`
+	// FEC is the link's forward error correction and its counters
+	// (ethtool -I --show-fec); nil when the driver has none.
+	FEC *FEC `json:"fec,omitempty"`
+	// Module is the pluggable module's own diagnostics, decoded from its
+	// EEPROM (ethtool -m); nil without a module with diagnostics.
+	Module *ModuleDiag `json:"module,omitempty"`
 	// XDP is the attached XDP program, from rtnetlink (netlink/IFACE.json
 	// in a snapshot); nil for none or when netlink is off.
 	XDP *XDP `json:"xdp,omitempty"`

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/nicdiag/nicdiag/internal/fsroot"
-	"github.com/nicdiag/nicdiag/irq"
 	"github.com/nicdiag/nicdiag/nicinfo"
 	"github.com/nicdiag/nicdiag/pcie"
 )
@@ -148,7 +147,7 @@ func Capture(ctx context.Context, dir string, opts ...CaptureOption) (*Manifest,
 	live := filepath.Clean(o.source) == "/"
 	if !o.etSet {
 		if live {
-			o.ethtool = nicinfo.LiveEthtool(nicinfo.KeepStats(irq.IsLossStat))
+			o.ethtool = nicinfo.LiveEthtool(nicinfo.KeepStats(keptStat))
 		} else {
 			o.ethtool = nicinfo.EthtoolFiles(o.source)
 		}

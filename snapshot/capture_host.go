@@ -3,6 +3,7 @@ package snapshot
 import (
 	"strings"
 
+	"github.com/nicdiag/nicdiag/irq"
 	"github.com/nicdiag/nicdiag/nicinfo"
 )
 
@@ -17,6 +18,11 @@ var hostFactFiles = []string{
 	nicinfo.BridgeNFDir + "/" + nicinfo.BridgeNFFiles[0], nicinfo.BridgeNFDir + "/" + nicinfo.BridgeNFFiles[1],
 	nicinfo.BridgeNFDir + "/" + nicinfo.BridgeNFFiles[2], nicinfo.KernelReleaseFile,
 }
+
+// keptStat is what a capture keeps of the driver's statistics: the loss
+// counters (irq.IsLossStat) and the damaged-frame counters
+// (nicinfo.IsLinkErrorStat), as nicdiag's own live source does.
+func keptStat(name string) bool { return irq.IsLossStat(name) || nicinfo.IsLinkErrorStat(name) }
 
 // copyHostFacts copies hostFactFiles.
 func (c *copier) copyHostFacts() {

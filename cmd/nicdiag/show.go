@@ -61,7 +61,7 @@ func runShow(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
 	n, path, queues := &sel.NIC, sel.Path, sel.Queues
 	if e.json {
 		doc := showJSON{Schema: jsonSchema, NIC: n, Path: path, Budget: sel.Budget, Queues: queues, Findings: r.Findings,
-			LossTotals: sel.LossTotals, HostFacts: &r.Host.Facts}
+			LossTotals: sel.LossTotals, LinkErrors: sel.LinkErrors, HostFacts: &r.Host.Facts}
 		if err := e.writeJSON(doc); err != nil {
 			return e.fail(err)
 		}
@@ -78,7 +78,7 @@ func runShow(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
 			secs[i].add("IOMMU", iommuText(sel))
 		}
 	}
-	secs = append(secs, dropSection(sel), healthSection(sel), overlaySection(n), ps, budgetSection(sel.Budget), queueSection(queues), hostSection(r.Host, queues), hostAuditSection(r.Host, queues), findingSection(r.Findings))
+	secs = append(secs, dropSection(sel), healthSection(sel), linkHealthSection(sel), overlaySection(n), ps, budgetSection(sel.Budget), queueSection(queues), hostSection(r.Host, queues), hostAuditSection(r.Host, queues), findingSection(r.Findings))
 	if err := renderSections(e.stdout, secs); err != nil {
 		return e.fail(err)
 	}
@@ -95,6 +95,8 @@ type showJSON struct {
 	Findings []finding.Finding `json:"findings"`
 	// LossTotals are its receive, loss and pause counters since boot.
 	LossTotals *irq.LossTotals `json:"loss_totals,omitempty"`
+	// LinkErrors are its damaged-frame counters since boot.
+	LinkErrors *nicinfo.LinkErrors `json:"link_errors,omitempty"`
 	// HostFacts are the host's idle states, connection tracking and bridge
 	// netfilter.
 	HostFacts *nicdiag.HostFacts `json:"host_facts,omitempty"`

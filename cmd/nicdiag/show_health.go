@@ -40,6 +40,49 @@ func healthSection(n *nicdiag.NIC) showSection {
 	return s
 }
 
+// linkHealthSection is the NIC's damaged frames, FEC and module
+// diagnostics.
+func linkHealthSection(n *nicdiag.NIC) showSection {
+	s := showSection{Title: "Link health"}
+	if l := n.LinkErrors; l != nil {
+		var parts []string
+		for _, c := range l.Counters {
+			parts = append(parts, text.Clip(c.Name)+" "+strconv.FormatUint(c.Value, 10))
+		}
+		if len(parts) > 0 {
+			s.add("Damaged frames", strings.Join(parts, ", ")+fmt.Sprintf(" (of %d received, since the driver started counting)", l.RXPackets))
+		}
+	}
+	if f := n.FEC; f != nil {
+		v := "active " + text.Clip(f.Active)
+		for _, c := range []struct {
+			p    *uint64
+			name string
+		}{{f.Corrected, "corrected blocks"}, {f.Uncorrectable, "uncorrectable blocks"}, {f.CorrectedBits, "corrected bits"}} {
+			if c.p != nil {
+				v += fmt.Sprintf(", %s %d", c.name, *c.p)
+			}
+		}
+		s.add("FEC", v)
+	}
+	if d := n.Module; d != nil {
+		var parts []string
+		for _, m := range d.Measures {
+			name := m.What
+			if m.Lane > 0 {
+				name += strconv.Itoa(m.Lane)
+			}
+			v := name + " " + strconv.FormatFloat(m.Value, 'g', 4, 64)
+			if t := m.Thresholds; t != nil {
+				v += fmt.Sprintf(" [%g..%g]", t[1], t[0])
+			}
+			parts = append(parts, v)
+		}
+		s.add("Module", d.Standard+": "+strings.Join(parts, ", ")+" (°C, V, mA, mW; [low..high alarm])")
+	}
+	return s
+}
+
 // overlaySection is the NIC's XDP program and, for a VXLAN or Geneve
 // device, its setup.
 func overlaySection(n *nicinfo.NIC) showSection {

@@ -1,0 +1,139 @@
+package nicdiag
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/nicdiag/nicdiag/finding"
+	"github.com/nicdiag/nicdiag/nicinfo"
+)
+
+// PartLinkErrors names a NIC's damaged-frame counters in Host.Unread:
+// nic.link_errors was not judged.
+const PartLinkErrors Part = "damaged-frame counters (nic.link_errors)"
+
+// The thresholds of the link errors check.
+const (
+	// linkErrWarnMin and linkErrWarnShare: damaged frames since boot that
+	// warn, at least this many and one in 10^6 of those received. A wire
+	// that meets its standard loses far fewer (10GBASE-R allows a bit
+	// error ratio of 10^-12, one 1518-byte frame in about 8 × 10^7); one
+	// frame in 10^6 lost caps a TCP flow near 28 Gb/s at 0.5 ms RTT and
+	// 1.4 Gb/s at 10 ms (Mathis et al.: MSS/RTT × 1.22/√p).
+	linkErrWarnMin   = 1000
+	linkErrWarnShare = 1e-6
+	// linkErrInfoMin: fewer than this since boot is a plug-in or link
+	// training: nothing.
+	linkErrInfoMin = 100
+)
+
+// linkErrorsCheck: frames the NIC received damaged since its driver
+// started counting (nic.link_errors): CRC/FCS, symbol, alignment and
+// length errors, from the interface statistics and the driver's own
+// counters, and the blocks its FEC could not correct. The largest counter
+// of each kind is taken (the sysfs and driver counters of one kind count
+// the same frames), the damaged frames are the largest kind, set against
+// the frames received: warn at linkErrWarnMin and linkErrWarnShare, info
+// from linkErrInfoMin below that.
+var linkErrorsCheck = Checker{
+	Name:  "link errors",
+	Codes: []finding.Code{finding.NICLinkErrors},
+	Run: func(h *Host) []finding.Finding {
+		var out []finding.Finding
+		for _, n := range h.Selected {
+			if f, ok := linkErrors(n); ok {
+				out = append(out, f)
+			}
+		}
+		return out
+	},
+}
+
+func linkErrors(n *NIC) (finding.Finding, bool) {
+	l := n.LinkErrors
+	if l == nil || !n.Physical() || n.Virtual {
+		return finding.Finding{}, false
+	}
+	kinds := l.ByKind()
+	var worst nicinfo.LinkErrorCounter
+	ev := map[string]string{"counted": "since the driver started counting (boot or driver load)", "rx_packets": strconv.FormatUint(l.RXPackets, 10)}
+	for _, c := range l.Counters {
+		ev[c.Name] = strconv.FormatUint(c.Value, 10)
+	}
+	var parts []string
+	for _, k := range []nicinfo.LinkErrorKind{nicinfo.ErrCRC, nicinfo.ErrSymbol, nicinfo.ErrAlignment, nicinfo.ErrLength} {
+		c, ok := kinds[k]
+		if !ok {
+			continue
+		}
+		if c.Value > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s (%s)", c.Value, kindWords[k], c.Name))
+		}
+		if c.Value > worst.Value {
+			worst = c
+		}
+	}
+	damaged := worst.Value
+	if f := n.FEC; f != nil && f.Uncorrectable != nil {
+		ev["fec_uncorrectable_blocks"] = strconv.FormatUint(*f.Uncorrectable, 10)
+		if *f.Uncorrectable > 0 {
+			parts = append(parts, fmt.Sprintf("%d FEC blocks it could not correct (%s FEC)", *f.Uncorrectable, f.Active))
+		}
+		damaged = max(damaged, *f.Uncorrectable)
+		if f.Corrected != nil {
+			ev["fec_corrected_blocks"] = strconv.FormatUint(*f.Corrected, 10)
+		}
+	}
+	if damaged < linkErrInfoMin {
+		return finding.Finding{}, false
+	}
+	share := float64(damaged) / (float64(l.RXPackets) + float64(damaged))
+	ev["damaged"] = strconv.FormatUint(damaged, 10)
+	ev["damaged_share"] = strconv.FormatFloat(share, 'g', 3, 64)
+	sev := finding.Info
+	if damaged >= linkErrWarnMin && share >= linkErrWarnShare {
+		sev = finding.Warn
+	}
+	cost := fmt.Sprintf("each is lost and resent by TCP: at that loss rate one TCP flow of 1448-byte segments tops out near %s at 0.5 ms RTT and %s at 10 ms",
+		mathisWords(share, 0.5e-3), mathisWords(share, 10e-3))
+	return finding.Finding{
+		Code:     finding.NICLinkErrors,
+		Severity: sev,
+		Subject:  n.Name,
+		Summary: fmt.Sprintf("%s received %s since the driver started counting: %s of the %s frames it received, where a sound link loses about one in 10^8; %s.",
+			n.Name, joinAnd(parts), sci(share), count(float64(l.RXPackets)), cost),
+		Fix: fmt.Sprintf("Look at the physical layer of %s: reseat or replace the cable, DAC or module (its own diagnostics: `ethtool -m %s`, nic.module_diagnostics), clean fibre connectors at both ends, try another switch port and read that port's error counters; 10GBASE-T wants Cat6a. Whether they still grow: `ethtool -S %s | grep -i -E 'crc|symbol|align'` twice under load.",
+			n.Name, n.Name, n.Name),
+		Evidence: ev,
+	}, true
+}
+
+var kindWords = map[nicinfo.LinkErrorKind]string{
+	nicinfo.ErrCRC: "frames with a bad CRC", nicinfo.ErrSymbol: "symbol errors",
+	nicinfo.ErrAlignment: "misaligned frames", nicinfo.ErrLength: "frames of a wrong length",
+}
+
+// mathisWords is Mathis et al.'s ceiling on one TCP flow at loss share p
+// and round-trip time rtt: MSS/RTT × 1.22/√p, for a 1448-byte MSS.
+func mathisWords(p, rtt float64) string {
+	bps := 1448 * 8 / rtt * 1.22 / math.Sqrt(p)
+	if bps >= 1e9 {
+		return strconv.FormatFloat(bps/1e9, 'f', 1, 64) + " Gb/s"
+	}
+	return strconv.FormatFloat(bps/1e6, 'f', 0, 64) + " Mb/s"
+}
+
+// sci renders a small share as "1 in N" ("1 in 14000").
+func sci(share float64) string {
+	if share <= 0 {
+		return "none"
+	}
+	n := 1 / share
+	s := strconv.FormatFloat(n, 'f', 0, 64)
+	if n >= 1e6 {
+		s = strings.TrimSuffix(strconv.FormatFloat(n/1e6, 'f', 1, 64), ".0") + " M"
+	}
+	return "1 in " + s
+}

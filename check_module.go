@@ -1,0 +1,118 @@
+package nicdiag
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/nicdiag/nicdiag/finding"
+)
+
+// moduleCheck: a pluggable module's own diagnostics beyond its own
+// thresholds (nic.module_diagnostics): warn beyond an alarm threshold,
+// info beyond a warning one. The thresholds are the module maker's, read
+// from the module (SFF-8472 A2h, SFF-8636 page 03h, CMIS page 02h); a
+// module without them gets no verdict. A weak receive power shows up as
+// damaged frames (nic.link_errors); a laser whose bias climbs is wearing
+// out.
+var moduleCheck = Checker{
+	Name:  "module diagnostics",
+	Codes: []finding.Code{finding.NICModuleDiagnostics},
+	Run: func(h *Host) []finding.Finding {
+		var out []finding.Finding
+		for _, n := range h.Selected {
+			if f, ok := moduleDiagnostics(n); ok {
+				out = append(out, f)
+			}
+		}
+		return out
+	},
+}
+
+// moduleFixes are what to do about a value out of range, by what and
+// direction.
+var moduleFixes = map[string]string{
+	"rx_power low":     "clean the fibre connectors at both ends, check the run's loss (length, patch panels, bends) and the far end's transmitter",
+	"rx_power high":    "too much light for the receiver: an attenuator on a short single-mode run",
+	"tx_power low":     "the laser is failing or the module overheats: replace the module",
+	"tx_power high":    "replace the module",
+	"bias high":        "the laser is wearing out: replace the module",
+	"bias low":         "replace the module",
+	"temperature high": "airflow: the fans, a blocked or crowded cage, a hot neighbour; a module rated for the temperature",
+	"temperature low":  "the module's rated temperature range",
+	"voltage high":     "the host's 3.3 V supply to the cage: another slot, the board's power",
+	"voltage low":      "the host's 3.3 V supply to the cage: another slot, the board's power",
+}
+
+func moduleDiagnostics(n *NIC) (finding.Finding, bool) {
+	d := n.Module
+	if d == nil || !n.Netdev() {
+		return finding.Finding{}, false
+	}
+	sev := finding.Severity(-1)
+	var says []string
+	var fixes []string
+	ev := map[string]string{"standard": d.Standard, "identifier": fmt.Sprintf("0x%02x", d.Identifier)}
+	for _, m := range d.Measures {
+		name := m.What
+		if m.Lane > 0 {
+			name += " lane " + strconv.Itoa(m.Lane)
+		}
+		ev[strings.ReplaceAll(name, " ", "_")] = measureWords(m.What, m.Value)
+		t := m.Thresholds
+		if t == nil {
+			continue
+		}
+		var s finding.Severity = -1
+		var dir, limit string
+		switch {
+		case m.Value > t[0]:
+			s, dir, limit = finding.Warn, "high", "above its high alarm "+measureWords(m.What, t[0])
+		case m.Value < t[1]:
+			s, dir, limit = finding.Warn, "low", "below its low alarm "+measureWords(m.What, t[1])
+		case m.Value > t[2]:
+			s, dir, limit = finding.Info, "high", "above its high warning "+measureWords(m.What, t[2])
+		case m.Value < t[3]:
+			s, dir, limit = finding.Info, "low", "below its low warning "+measureWords(m.What, t[3])
+		}
+		if s < 0 {
+			continue
+		}
+		sev = max(sev, s)
+		says = append(says, fmt.Sprintf("%s %s, %s", strings.ReplaceAll(name, "_", " "), measureWords(m.What, m.Value), limit))
+		if f := moduleFixes[m.What+" "+dir]; f != "" && !strings.Contains(strings.Join(fixes, ";"), f) {
+			fixes = append(fixes, f)
+		}
+	}
+	if sev < 0 {
+		return finding.Finding{}, false
+	}
+	return finding.Finding{
+		Code:     finding.NICModuleDiagnostics,
+		Severity: sev,
+		Subject:  n.Name,
+		Summary: fmt.Sprintf("%s's module (%s) reports %s: values outside the thresholds its maker set. A receive power out of range shows up as damaged frames (nic.link_errors) or a link that drops.",
+			n.Name, d.Standard, joinAnd(says)),
+		Fix:      sentence(strings.Join(fixes, "; ")) + fmt.Sprintf(" `ethtool -m %s` shows every value and threshold.", n.Name),
+		Evidence: ev,
+	}, true
+}
+
+// measureWords renders a value in its unit: "69.3 °C", "3.26 V",
+// "6.00 mA", "0.501 mW (-3.0 dBm)".
+func measureWords(what string, v float64) string {
+	switch what {
+	case "temperature":
+		return strconv.FormatFloat(v, 'f', 1, 64) + " °C"
+	case "voltage":
+		return strconv.FormatFloat(v, 'f', 2, 64) + " V"
+	case "bias":
+		return strconv.FormatFloat(v, 'f', 2, 64) + " mA"
+	}
+	dbm := "-inf dBm"
+	if v > 0 {
+		dbm = strconv.FormatFloat(10*math.Log10(v), 'f', 1, 64) + " dBm"
+	}
+	return strconv.FormatFloat(v, 'f', 4, 64) + " mW (" + dbm + ")"
+}
