@@ -217,6 +217,11 @@ func (h *Host) rings(n *NIC) (finding.Finding, bool) {
 	// Unknown or nominal: no hold time; no carrier yet: the port's fastest
 	// mode, which it will run at once it has one.
 	speed, basis := h.judgedSpeed(n)
+	if speed == 0 && n.Virtual && n.Link.SpeedMbps > 0 && h.ident[n.Name] == nil {
+		// A paravirtual NIC's speed is nominal, but its ring still empties
+		// at the rate the hypervisor delivers: judged, info as always.
+		speed, basis = n.Link.SpeedMbps, "the paravirtual NIC's nominal speed"
+	}
 	if speed > 0 {
 		ev["link_mbps"] = strconv.Itoa(speed)
 		if basis != "" {

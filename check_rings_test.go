@@ -382,3 +382,21 @@ func FuzzRingVerdict(f *testing.F) {
 		}
 	})
 }
+
+// The QEMU lab's vmxnet3 (qemu-lab-links eth2) as ESXi presents it,
+// 10000 Mb/s nominal (QEMU's model says 1000), with its RX ring cut to 128
+// of 4096 (`ethtool -G eth2 rx 128`; the tree's own answers carry the
+// default ring): nic.ring_small at info, at the paravirtual NIC's nominal
+// speed, and said so.
+func TestRingSmallParavirtual(t *testing.T) {
+	v := variant(t, "qemu-lab-links").ethtool("eth2", func(a *nicinfo.EthtoolAnswers) {
+		a.Rings = &nicinfo.Rings{RX: 128, TX: 512, RXMax: 4096, TXMax: 4096}
+		a.Link.SpeedMbps = 10000
+	}).files(map[string]string{"sys/class/net/eth2/speed": "10000\n"})
+	fs, _ := ringFindings(t, v.dir, "eth2")
+	f := oneRing(t, fs, finding.NICRingSmall, finding.Info)
+	if !strings.Contains(f.Summary, "128 descriptors (the NIC takes up to 4096)") || !strings.Contains(f.Summary, "the paravirtual NIC's nominal speed") ||
+		!strings.Contains(f.Fix, "ethtool -G eth2 rx 1024") {
+		t.Errorf("%s\n%s", f.Summary, f.Fix)
+	}
+}

@@ -207,3 +207,18 @@ func TestCorruptSiblingClass(t *testing.T) {
 		})
 	}
 }
+
+// Every code a checker may emit has its row in the README's finding table.
+func TestEveryCodeInREADME(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range Checkers() {
+		for _, code := range c.Codes {
+			if !strings.Contains(string(b), "`"+string(code)+"`") {
+				t.Errorf("%s (checker %q) has no README row", code, c.Name)
+			}
+		}
+	}
+}

@@ -52,7 +52,7 @@ const maxConntrackStat = 1 << 20
 // snapshot) it returns an error matching fs.ErrNotExist; a sysctl or
 // statistics file that is not what the kernel writes is ErrMalformed.
 func ReadConntrack(opts ...Option) (*Conntrack, error) {
-	o := buildOptions(opts)
+	o := applyOptions(opts)
 	r := o.root
 	c := &Conntrack{}
 	var err error
@@ -147,7 +147,7 @@ type BridgeNF struct {
 // ReadBridgeNF reads br_netfilter's sysctls under the root; an error
 // matching fs.ErrNotExist when the module is not loaded (none exists).
 func ReadBridgeNF(opts ...Option) (*BridgeNF, error) {
-	o := buildOptions(opts)
+	o := applyOptions(opts)
 	x := &BridgeNF{}
 	found := false
 	for i, dst := range []**bool{&x.IPTables, &x.IP6Tables, &x.ARPTables} {
@@ -170,7 +170,7 @@ func ReadBridgeNF(opts ...Option) (*BridgeNF, error) {
 // ReadKernelRelease reads /proc/sys/kernel/osrelease under the root; ""
 // when it cannot be read.
 func ReadKernelRelease(opts ...Option) string {
-	o := buildOptions(opts)
+	o := applyOptions(opts)
 	b, err := o.root.ReadFileMax(KernelReleaseFile, 256)
 	if err != nil {
 		return ""

@@ -16,8 +16,9 @@ import (
 //     connection tracking unused: the header of 5.x and later, zeros;
 //   - statOld: the two sample lines of a 2012 Linux (searched and
 //     delete_list columns) quoted in collectl-utils' procfs reader;
-//   - statLab: the QEMU lab guest (Debian's Linux 6.1, 2 CPUs) after
-//     internal/lab's conntrack script filled a table of 64 entries.
+//   - statLab: the QEMU lab guest (Debian's Linux 6.1.0-57, 2 CPUs) after
+//     internal/lab's links script filled a table of 64 entries with 200
+//     UDP flows through tc's ct action: 136 drops on CPU 0.
 const (
 	statLinux618 = "entries  clashres found new invalid ignore delete chainlength insert insert_failed drop early_drop icmp_error  expect_new expect_create expect_delete search_restart\n" +
 		"00000000  00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000  00000000 00000000 00000000 00000000\n" +
@@ -25,6 +26,9 @@ const (
 	statOld = "entries  searched found new invalid ignore delete delete_list insert insert_failed drop early_drop icmp_error  expect_new expect_create expect_delete search_restart\n" +
 		"00000085  00003e40 007782a9 00024eab 0000060a 00012c63 0006e7c2 00067e99 0001e5a5 00000000 00000000 00000000 00000000  00000023 00000001 00000023 00000000\n" +
 		"00000085  00000c5f 00053a15 0001ce59 00000041 0000d3b2 000069ca 000069c9 0001ce58 00000000 00000000 00000000 00000000  00000000 0000000f 00000000 00000000\n"
+	statLab = "entries  clashres found new invalid ignore delete chainlength insert insert_failed drop early_drop icmp_error  expect_new expect_create expect_delete search_restart\n" +
+		"00000040  00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000088 00000000 00000088  00000000 00000000 00000000 00000000\n" +
+		"00000040  00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000  00000000 00000000 00000000 00000000\n"
 )
 
 // The parser sums the columns by the header's names; procfs, the library
@@ -74,11 +78,11 @@ func TestReadConntrack(t *testing.T) {
 		t.Errorf("none: %v", err)
 	}
 	dir := snaptest.Write(t, map[string]string{
-		"proc/sys/net/netfilter/nf_conntrack_count": "68\n", "proc/sys/net/netfilter/nf_conntrack_max": "64\n",
+		"proc/sys/net/netfilter/nf_conntrack_count": "64\n", "proc/sys/net/netfilter/nf_conntrack_max": "64\n",
 		"proc/net/stat/nf_conntrack": statLab,
 	})
 	c, err := ReadConntrack(WithRoot(dir))
-	if err != nil || c.Count != 68 || c.Max != 64 || c.Stats["drop"] == 0 {
+	if err != nil || c.Count != 64 || c.Max != 64 || c.Stats["drop"] != 136 || c.Stats["icmp_error"] != 136 {
 		t.Errorf("%+v %v", c, err)
 	}
 	os.WriteFile(filepath.Join(dir, "proc/sys/net/netfilter/nf_conntrack_max"), []byte("-1\n"), 0o644)

@@ -100,7 +100,7 @@ func IdleStateFiles() []string {
 // directory is left out; a state whose latency is not a number is left
 // out too.
 func ReadIdle(cpus []int, opts ...Option) (*Idle, error) {
-	o := buildOptions(opts)
+	o := applyOptions(opts)
 	r := o.root
 	x := &Idle{}
 	x.Driver, _ = r.ReadString(CPUIdleDir + "/current_driver")

@@ -91,7 +91,7 @@ func ReadLinkErrors(iface string, driverStats map[string]uint64, opts ...Option)
 	if !validIfaceName(iface) {
 		return nil, wrapErr(fmt.Errorf("%w: interface name %q", ErrMalformed, text.Clip(iface)))
 	}
-	o := buildOptions(opts)
+	o := applyOptions(opts)
 	dir := "/sys/class/net/" + iface + "/statistics/"
 	rx, err := o.root.ReadInt(dir + "rx_packets")
 	if err != nil {

@@ -524,6 +524,7 @@ func TestLinks(t *testing.T) {
 		}
 	})
 	t.Run("aer", func(t *testing.T) { checkAER(t, secs, byFn) })
+	t.Run("audit", func(t *testing.T) { checkAudit(t, secs) })
 }
 
 // exitFor is the exit status README.md gives `check` for a set of findings:

@@ -29,4 +29,26 @@ aerfacts() {
   done
 }
 sec aer aerfacts
+# The host audit (audit_test.go), after everything above so that it sees
+# the guest as it booted: the vmxnet3's RX ring cut to 64, a VXLAN device
+# routed by destination at an inner MTU of 1500 (the NICs carry 1500), a bridge with br_netfilter loaded,
+# and a connection-tracking table of 64 entries that tc's ct action on lo
+# fills with 200 UDP flows to local ports.
+ethtool -G eth2 rx 64 || echo "lab: ethtool -G eth2 rx 64 failed"
+sec audit-ring ethtool -g eth2
+modprobe vxlan
+ip link add vx0 type vxlan id 42 dstport 4789 && ip link set vx0 mtu 1500 && ip link set vx0 up
+sec audit-vxlan ip -d link show vx0
+sec audit-vxlan-k ethtool -k vx0
+modprobe br_netfilter && ip link add br0 type bridge && ip link set br0 up
+modprobe crc32c_generic; modprobe nf_conntrack && echo 64 > /proc/sys/net/netfilter/nf_conntrack_max
+modprobe act_ct; modprobe cls_matchall; modprobe sch_ingress
+tc qdisc add dev lo clsact && tc filter add dev lo ingress protocol ip matchall action ct commit || echo "lab: tc ct failed"
+ip link set lo up
+for i in $(seq 1 200); do echo x 2>/dev/null > /dev/udp/127.0.0.1/$((20000 + i)); done
+sec audit-ct cat /proc/sys/net/netfilter/nf_conntrack_count /proc/sys/net/netfilter/nf_conntrack_max
+sec audit-ctstat cat /proc/net/stat/nf_conntrack
+sec audit-check nicdiag check --json
+sec audit-show-vx0 nicdiag show --json vx0
+sec audit-show-eth2 nicdiag show --json eth2
 exit 0
