@@ -1,8 +1,6 @@
 package nicinfo
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/nicdiag/nicdiag/internal/text"
+	"github.com/nicdiag/nicdiag/stack"
 )
 
 // Conntrack is netfilter's connection-tracking table (of the network
@@ -21,10 +20,9 @@ type Conntrack struct {
 	Count   int64 `json:"count"`
 	Max     int64 `json:"max"`
 	Buckets int64 `json:"buckets,omitempty"`
-	// Stats are the statistics by the file's column names (drop,
-	// early_drop, insert_failed, ...), summed over CPUs; entries (the
-	// table's size, repeated on every line) is left out. nil when the file
-	// was not read.
+	// Stats are the statistics by the file's column names (found,
+	// invalid, insert, insert_failed, drop, early_drop), summed over CPUs
+	// by stack.ConntrackStats; nil when the file was not read.
 	Stats map[string]uint64 `json:"stats,omitempty"`
 }
 
@@ -71,69 +69,11 @@ func ReadConntrack(opts ...Option) (*Conntrack, error) {
 	}
 	b, err := r.ReadFileMax(ConntrackStatFile, maxConntrackStat)
 	if err == nil {
-		if c.Stats, err = ParseConntrackStat(b); err != nil {
-			return nil, wrapErr(err)
+		if c.Stats, err = stack.ConntrackStats(b); err != nil {
+			return nil, wrapErr(fmt.Errorf("%w: %v", ErrMalformed, err))
 		}
 	}
 	return c, nil
-}
-
-// conntrackColumns are the columns of /proc/net/stat/nf_conntrack when its
-// header is missing or has another count than the values: the order of
-// Linux 5.x and later (earlier kernels have searched and delete_list where
-// these have clashres and chainlength; the rest is the same).
-var conntrackColumns = strings.Fields("entries clashres found new invalid ignore delete chainlength insert insert_failed drop early_drop icmp_error expect_new expect_create expect_delete search_restart")
-
-// ParseConntrackStat reads /proc/net/stat/nf_conntrack: a header of column
-// names, then one line of 8-digit hexadecimal values per CPU. It returns
-// the values summed over CPUs by column name, entries left out. A value
-// that is not hexadecimal, a line with another count of values than the
-// others, or a file without any CPU line is ErrMalformed.
-func ParseConntrackStat(b []byte) (map[string]uint64, error) {
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 0, 4096), 64<<10)
-	var names []string
-	out := map[string]uint64{}
-	width, lines := 0, 0
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) == 0 {
-			continue
-		}
-		if names == nil && lines == 0 && !isHex(f[0]) {
-			names = f
-			continue
-		}
-		if width == 0 {
-			width = len(f)
-			if len(names) != width {
-				names = conntrackColumns
-			}
-			if width > len(names) || width < 12 {
-				return nil, fmt.Errorf("%w: nf_conntrack statistics: %d columns", ErrMalformed, width)
-			}
-		}
-		if len(f) != width {
-			return nil, fmt.Errorf("%w: nf_conntrack statistics: line %d has %d values, not %d", ErrMalformed, lines+1, len(f), width)
-		}
-		for i, v := range f {
-			n, err := strconv.ParseUint(v, 16, 32)
-			if err != nil {
-				return nil, fmt.Errorf("%w: nf_conntrack statistics: %q is not a 32-bit hexadecimal value", ErrMalformed, text.Clip(v))
-			}
-			if names[i] != "entries" {
-				out[names[i]] += n
-			}
-		}
-		lines++
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%w: nf_conntrack statistics: %v", ErrMalformed, err)
-	}
-	if lines == 0 {
-		return nil, fmt.Errorf("%w: nf_conntrack statistics: no CPU line", ErrMalformed)
-	}
-	return out, nil
 }
 
 // BridgeNF is br_netfilter's state: whether bridged frames go through
