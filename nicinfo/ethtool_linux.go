@@ -20,7 +20,8 @@ import (
 // sizes (ETHTOOL_GRINGPARAM), the offload features nicdiag judges
 // (ETHTOOL_GFEATURES), the interrupt moderation (ETHTOOL_MSG_COALESCE_GET,
 // or ETHTOOL_GCOALESCE) and, with KeepStats, some of the driver's
-// statistics (ETHTOOL_GSTATS). Sockets are opened on first use, in the
+// statistics (ETHTOOL_GSTATS), the FEC counters (ETHTOOL_MSG_FEC_GET) and
+// the module EEPROM pages with diagnostics (ETHTOOL_MSG_MODULE_EEPROM_GET). Sockets are opened on first use, in the
 // network namespace of the calling thread, and closed by Close.
 func LiveEthtool(opts ...EthtoolOption) EthtoolSource {
 	l := &liveEthtool{}
@@ -201,15 +202,19 @@ func (l *liveEthtool) answers(ctx context.Context, iface string) (*EthtoolAnswer
 	} else {
 		a.Pause = p
 	}
-	if f, err := l.fec(iface); err != nil {
-		fail("fec", err)
-	} else {
-		a.FEC = f
-	}
-	if m, err := l.module(iface); err != nil {
-		fail("module_eeprom", err)
-	} else {
-		a.Module = m
+	if l.keep != nil {
+		// Counters and module diagnostics are for the checks, as the
+		// driver's statistics are: an inventory (list) asks none of them.
+		if f, err := l.fec(iface); err != nil {
+			fail("fec", err)
+		} else {
+			a.FEC = f
+		}
+		if m, err := l.module(iface); err != nil {
+			fail("module_eeprom", err)
+		} else {
+			a.Module = m
+		}
 	}
 	if l.keep != nil {
 		// A driver without statistics (lo) has no loss counters: no error.

@@ -87,8 +87,10 @@ type ethtoolOptions struct {
 
 // KeepStats has LiveEthtool read the driver's statistics (ETHTOOL_GSTATS,
 // what `ethtool -S` prints) and keep, in EthtoolAnswers.LossStats, those
-// whose name keep accepts (nicdiag passes irq.IsLossStat: the counters of
-// packets lost or held back). Without it no statistics are read.
+// whose name keep accepts (nicdiag passes irq.IsLossStat and
+// IsLinkErrorStat: the counters of packets lost, held back or received
+// damaged), and read the FEC counters and the module EEPROM pages with
+// diagnostics. Without it none of them is read.
 func KeepStats(keep func(name string) bool) EthtoolOption {
 	return func(o *ethtoolOptions) { o.keep = keep }
 }
