@@ -172,6 +172,11 @@ func TestLiveEthtoolVeth(t *testing.T) {
 	if len(a.LossStats) != 1 || a.LossStats["peer_ifindex"] != uint64(peerIdx) || peerIdx == 0 {
 		t.Errorf("stats %v; want peer_ifindex %d only", a.LossStats, peerIdx)
 	}
+	// The kernel's FEC_GET and MODULE_EEPROM_GET for a driver without
+	// them (EOPNOTSUPP): no FEC, no pages, and no error.
+	if a.FEC != nil || a.Module != nil || a.Errors["fec"] != "" || a.Errors["module_eeprom"] != "" {
+		t.Errorf("veth FEC %+v module %+v errors %v", a.FEC, a.Module, a.Errors)
+	}
 	// Without KeepStats no statistics are read.
 	plain := LiveEthtool()
 	defer plain.(interface{ Close() error }).Close()
