@@ -34,6 +34,8 @@ sec aer aerfacts
 # routed by destination at an inner MTU of 1500 (the NICs carry 1500), a bridge with br_netfilter loaded,
 # and a connection-tracking table of 64 entries that tc's ct action on lo
 # fills with 200 UDP flows to local ports.
+sec audit-mods sh -c 'for m in vxlan br_netfilter crc32c_generic nf_conntrack act_ct cls_matchall sch_ingress; do
+  modprobe "$m" || { echo "missing $m"; exit 1; }; done; echo ok'
 ethtool -G eth2 rx 64 || echo "lab: ethtool -G eth2 rx 64 failed"
 sec audit-ring ethtool -g eth2
 modprobe vxlan
