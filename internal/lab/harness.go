@@ -13,7 +13,9 @@ package lab
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	_ "embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +24,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -65,7 +68,33 @@ func (h Harness) script(ctx context.Context, name string, args ...string) (*exec
 	return cmd, nil
 }
 
-// Built reports whether h's cache holds a bootable guest.
+// inputsStamp is the cache file that names the build inputs the guest was
+// built from (inputsHash), so that a guest built by an older build.sh or
+// guest/ (fewer kernel modules, another init) is rebuilt, not booted.
+const inputsStamp = "guest.inputs"
+
+// inputsHash is the SHA-256 of build.sh and the files of guest/, in name
+// order: what the initramfs is made of besides the downloads.
+func inputsHash() (string, error) {
+	files, err := filepath.Glob(filepath.Join(Dir(), "guest", "*"))
+	if err != nil {
+		return "", err
+	}
+	sort.Strings(files)
+	h := sha256.New()
+	for _, f := range append([]string{filepath.Join(Dir(), "build.sh")}, files...) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "%s %d\n", filepath.Base(f), len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// Built reports whether h's cache holds a bootable guest built from this
+// tree's build.sh and guest/ (its stamp, written by EnsureBuilt, matches).
 func (h Harness) Built() bool {
 	c, err := h.cache()
 	if err != nil {
@@ -76,12 +105,15 @@ func (h Harness) Built() bool {
 			return false
 		}
 	}
-	return true
+	stamp, err := os.ReadFile(filepath.Join(c, inputsStamp))
+	want, herr := inputsHash()
+	return err == nil && herr == nil && strings.TrimSpace(string(stamp)) == want
 }
 
-// EnsureBuilt runs build.sh when h's cache has no guest yet, writing its
-// progress to log (which may be nil). build.sh is idempotent, so a partial
-// cache is completed rather than refetched.
+// EnsureBuilt runs build.sh when h's cache has no guest yet, or one built
+// from other inputs (see Built), writing its progress to log (which may be
+// nil). build.sh is idempotent, so a partial cache is completed rather than
+// refetched.
 func (h Harness) EnsureBuilt(ctx context.Context, log io.Writer) error {
 	if h.Built() {
 		return nil
@@ -96,6 +128,14 @@ func (h Harness) EnsureBuilt(ctx context.Context, log io.Writer) error {
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("lab: build.sh: %w", err)
+	}
+	sum, err := inputsHash()
+	if err != nil {
+		return fmt.Errorf("lab: %w", err)
+	}
+	c, _ := h.cache() // script succeeded, so it is set
+	if err := os.WriteFile(filepath.Join(c, inputsStamp), []byte(sum+"\n"), 0o644); err != nil {
+		return fmt.Errorf("lab: %w", err)
 	}
 	if !h.Built() {
 		return fmt.Errorf("lab: build.sh finished but %s has no guest image", h.CacheDir)

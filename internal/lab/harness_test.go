@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -164,5 +165,43 @@ func TestHarnessCacheDir(t *testing.T) {
 	}
 	if got != dir {
 		t.Errorf("run.sh gets NICDIAG_LAB_CACHE=%q, want %q", got, dir)
+	}
+}
+
+// A cache whose guest files are all there but whose stamp is missing or
+// names other inputs is not built: a guest made by an older build.sh or
+// guest/init must be rebuilt, never booted (its tests would skip or fail
+// for the wrong reason).
+func TestBuiltNeedsMatchingStamp(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"vmlinux", "initramfs.cpio", "qemu/usr/bin/qemu-system-x86_64", "busybox/bin/busybox"} {
+		p := filepath.Join(dir, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := Harness{CacheDir: dir}
+	if h.Built() {
+		t.Error("a cache without a stamp reports a built guest")
+	}
+	stamp := filepath.Join(dir, inputsStamp)
+	if err := os.WriteFile(stamp, []byte("0123\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if h.Built() {
+		t.Error("a cache stamped with other inputs reports a built guest")
+	}
+	sum, err := inputsHash()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(stamp, []byte(sum+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !h.Built() {
+		t.Error("a cache stamped with this tree's inputs does not report a built guest")
 	}
 }
