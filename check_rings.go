@@ -3,6 +3,7 @@ package nicdiag
 import (
 	"errors"
 	"fmt"
+	"github.com/nicdiag/nicdiag/internal/unit"
 	"io"
 	"io/fs"
 	"math"
@@ -310,17 +311,8 @@ func fasterConsumer(n *NIC) string {
 	return "make the receive side drain the ring faster: " + strings.Join(ways, ", ") + "."
 }
 
-// pct renders a share as a percentage rounded to two significant digits,
-// in plain decimals ("0.01 %", "0.16 %", "37 %").
-func pct(share float64) string {
-	p := 100 * share
-	if p <= 0 || math.IsNaN(p) || math.IsInf(p, 0) {
-		return "0 %"
-	}
-	dec := min(max(0, 1-int(math.Floor(math.Log10(p)))), 12)
-	scale := math.Pow(10, float64(dec))
-	return strconv.FormatFloat(math.Round(p*scale)/scale, 'f', -1, 64) + " %"
-}
+// pct renders a share as a percentage (unit.Share): "0.16 %", "37 %".
+func pct(share float64) string { return unit.Share(share) }
 
 // count renders a packet count with an SI prefix ("3.3 M").
 func count(v float64) string {

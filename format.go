@@ -2,10 +2,12 @@ package nicdiag
 
 import (
 	"math"
-	"strconv"
+
+	"github.com/nicdiag/nicdiag/internal/unit"
 )
 
-// mbps formats a rate in Mb/s without decimals ("1435").
-func mbps(v float64) string { return strconv.FormatFloat(math.Round(v), 'f', 0, 64) }
+// mbps formats a rate in Mb/s as a whole number without the unit
+// ("1435"), for sentences that name it once and evidence (unit.Number).
+func mbps(v float64) string { return unit.Number(v) }
 
 func round1(v float64) float64 { return math.Round(v*10) / 10 }

@@ -32,65 +32,6 @@ type Interrupts struct {
 	rowOff []int32
 }
 
-// countStore holds rows of counts (uint64s, width a row) in blocks of
-// blockRows rows: it grows without copying what it holds, so a parse's
-// memory is the counts it keeps.
-type countStore struct {
-	blocks [][]uint64
-	width  int
-	n      int // rows held
-	hint   int // rows the parse will hold, when known: a last block no larger
-}
-
-const blockRows = 64
-
-// reset empties the store for rows of width counts, keeping its blocks
-// when the width is the same.
-func (c *countStore) reset(width int) {
-	if width != c.width {
-		c.blocks, c.width = nil, width
-	}
-	c.n = 0
-}
-
-// add appends a row of zeros and returns it.
-func (c *countStore) add() []uint64 {
-	b := c.n / blockRows
-	i := c.n % blockRows * c.width
-	switch {
-	case b == len(c.blocks):
-		rows := blockRows
-		if c.hint > c.n {
-			rows = min(blockRows, c.hint-c.n)
-		}
-		c.blocks = append(c.blocks, make([]uint64, rows*c.width))
-	case len(c.blocks[b]) < i+c.width: // a short last block, and more rows
-		nb := make([]uint64, blockRows*c.width)
-		copy(nb, c.blocks[b])
-		c.blocks[b] = nb
-	}
-	r := c.blocks[b][i : i+c.width : i+c.width]
-	clear(r)
-	c.n++
-	return r
-}
-
-// row returns row k.
-func (c *countStore) row(k int) []uint64 {
-	i := k % blockRows * c.width
-	return c.blocks[k/blockRows][i : i+c.width : i+c.width]
-}
-
-// trim lets go of the blocks past those holding rows (a large parse's,
-// once the next needs fewer).
-func (c *countStore) trim() {
-	used := (c.n + blockRows - 1) / blockRows
-	if len(c.blocks) > used {
-		clear(c.blocks[used:])
-		c.blocks = c.blocks[:used]
-	}
-}
-
 // Line is one row of /proc/interrupts.
 type Line struct {
 	// Name is the row label without the colon: "38", "NMI", "LOC".
@@ -235,32 +176,11 @@ func parseRows(lr *lineReader, x *Interrupts, mode parseMode, ref *Interrupts, k
 	x.Lines = x.Lines[:0]
 	x.counts.n = 0
 	x.rowOff = x.rowOff[:0]
-	hdr, _, err := lr.next()
-	if err != nil {
+	if err := x.parseHeader(lr, mode, keep); err != nil {
 		return err
 	}
-	cpus, err := parseCPUHeader(hdr, x.CPUs[:0])
-	x.CPUs = cpus
-	if err != nil {
-		return &ParseError{File: interruptsFile, Line: 1, Err: err}
-	}
-	ncpu := len(cpus)
-	x.counts.reset(ncpu)
-	switch mode {
-	case keepNone:
-		x.counts.hint = 1
-	case keepSome:
-		x.counts.hint = 0
-		for _, k := range keep {
-			if k {
-				x.counts.hint++
-			}
-		}
-	default:
-		x.counts.hint = 0
-	}
 	against := mode == keepSome // a steady reading, checked row by row
-	if against && !slices.Equal(cpus, ref.CPUs) {
+	if against && !slices.Equal(x.CPUs, ref.CPUs) {
 		return errLayout
 	}
 	old := x.Lines[:cap(x.Lines)] // previous rows, for reusing strings
@@ -275,47 +195,9 @@ func parseRows(lr *lineReader, x *Interrupts, mode parseMode, ref *Interrupts, k
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue // a blank line separates arch rows on some kernels
 		}
-		n := len(x.Lines)
-		if n >= maxRows {
-			return fmt.Errorf("%s: %w: over %d rows", interruptsFile, ErrTooLarge, maxRows)
+		if err := x.parseLine(lr, line, mode, ref, keep, old); err != nil {
+			return err
 		}
-		var prev *Line
-		switch {
-		case against:
-			if n >= len(ref.Lines) {
-				return errLayout
-			}
-			prev = &ref.Lines[n]
-			if !keep[n] {
-				if !prev.sameText(line) {
-					return errLayout
-				}
-				x.Lines = append(x.Lines, *prev)
-				x.rowOff = append(x.rowOff, -1)
-				continue
-			}
-		case n < len(old):
-			prev = &old[n]
-		}
-		k := x.counts.n
-		if (k+1)*ncpu > lr.maxCounts() {
-			return fmt.Errorf("%s: %w: over %d counts (%d CPUs)", interruptsFile, ErrTooLarge, lr.maxCounts(), ncpu)
-		}
-		l, err := parseRow(line, x.counts.add(), prev)
-		if err != nil {
-			return &ParseError{File: interruptsFile, Line: lr.line, Err: err}
-		}
-		if against && (l.Name != prev.Name || l.tail != prev.tail) {
-			return errLayout
-		}
-		switch mode {
-		case keepNone: // the counts were scratch
-			x.counts.n--
-			x.rowOff = append(x.rowOff, -1)
-		case keepSome:
-			x.rowOff = append(x.rowOff, int32(k))
-		}
-		x.Lines = append(x.Lines, l)
 	}
 	if against && len(x.Lines) != len(ref.Lines) {
 		return errLayout
@@ -325,6 +207,84 @@ func parseRows(lr *lineReader, x *Interrupts, mode parseMode, ref *Interrupts, k
 	} else if x.rowOff == nil {
 		x.rowOff = []int32{} // no rows, none kept
 	}
+	return nil
+}
+
+// parseHeader reads the CPU header into x.CPUs and sizes x.counts for the
+// rows mode keeps.
+func (x *Interrupts) parseHeader(lr *lineReader, mode parseMode, keep []bool) error {
+	hdr, _, err := lr.next()
+	if err != nil {
+		return err
+	}
+	cpus, err := parseCPUHeader(hdr, x.CPUs[:0])
+	x.CPUs = cpus
+	if err != nil {
+		return &ParseError{File: interruptsFile, Line: 1, Err: err}
+	}
+	x.counts.reset(len(cpus))
+	switch mode {
+	case keepNone:
+		x.counts.hint = 1
+	case keepSome:
+		x.counts.hint = 0
+		for _, k := range keep {
+			if k {
+				x.counts.hint++
+			}
+		}
+	default:
+		x.counts.hint = 0
+	}
+	return nil
+}
+
+// parseLine adds the row of line to x: checked against ref's row in a
+// steady reading (keepSome), a row not kept taken from it as it was;
+// reusing the strings of old, the rows of x's previous parse, otherwise.
+func (x *Interrupts) parseLine(lr *lineReader, line []byte, mode parseMode, ref *Interrupts, keep []bool, old []Line) error {
+	n := len(x.Lines)
+	if n >= maxRows {
+		return fmt.Errorf("%s: %w: over %d rows", interruptsFile, ErrTooLarge, maxRows)
+	}
+	against := mode == keepSome
+	var prev *Line
+	switch {
+	case against:
+		if n >= len(ref.Lines) {
+			return errLayout
+		}
+		prev = &ref.Lines[n]
+		if !keep[n] {
+			if !prev.sameText(line) {
+				return errLayout
+			}
+			x.Lines = append(x.Lines, *prev)
+			x.rowOff = append(x.rowOff, -1)
+			return nil
+		}
+	case n < len(old):
+		prev = &old[n]
+	}
+	k, ncpu := x.counts.n, len(x.CPUs)
+	if (k+1)*ncpu > lr.maxCounts() {
+		return fmt.Errorf("%s: %w: over %d counts (%d CPUs)", interruptsFile, ErrTooLarge, lr.maxCounts(), ncpu)
+	}
+	l, err := parseRow(line, x.counts.add(), prev)
+	if err != nil {
+		return &ParseError{File: interruptsFile, Line: lr.line, Err: err}
+	}
+	if against && (l.Name != prev.Name || l.tail != prev.tail) {
+		return errLayout
+	}
+	switch mode {
+	case keepNone: // the counts were scratch
+		x.counts.n--
+		x.rowOff = append(x.rowOff, -1)
+	case keepSome:
+		x.rowOff = append(x.rowOff, int32(k))
+	}
+	x.Lines = append(x.Lines, l)
 	return nil
 }
 

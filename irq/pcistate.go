@@ -106,6 +106,34 @@ func (s *Sampler) readPCIe(r *reading) {
 // the AER capability no AER files); a function that is gone, or files that
 // cannot be read or parsed, are named in err. The files are read into
 // *buf, reused.
+// parseSpeed parses current_link_speed's text b into f.gts (0 when
+// Unknown: no link) or f.speedErr, when it changed since the last read.
+func (f *pciFunc) parseSpeed(b []byte) {
+	if string(b) == f.speedText && f.speedText != "" {
+		return
+	}
+	f.speedText, f.speedErr = string(b), ""
+	v, err := pcie.ParseSpeed(f.speedText)
+	if err != nil && !errors.Is(err, pcie.ErrUnknownSpeed) {
+		f.speedErr = "current_link_speed: " + err.Error()
+	}
+	f.gts = v
+}
+
+// parseWidth parses current_link_width's text b into f.lanes or
+// f.widthErr, when it changed since the last read.
+func (f *pciFunc) parseWidth(b []byte) {
+	if string(b) == f.widthText && f.widthText != "" {
+		return
+	}
+	f.widthText, f.widthErr = string(b), ""
+	v, err := pcie.ParseWidth(f.widthText)
+	if err != nil {
+		f.widthErr = "current_link_width: " + err.Error()
+	}
+	f.lanes = v
+}
+
 func (f *pciFunc) read(root fsroot.Root, buf *[]byte) pciRead {
 	if f.badErr != "" {
 		return pciRead{addr: f.addr, err: f.badErr}
@@ -149,28 +177,14 @@ func (f *pciFunc) read(root fsroot.Root, buf *[]byte) pciRead {
 		return out
 	}
 	if err == nil {
-		if string(b) != f.speedText || f.speedText == "" {
-			f.speedText, f.speedErr = string(b), ""
-			v, err := pcie.ParseSpeed(f.speedText)
-			if err != nil && !errors.Is(err, pcie.ErrUnknownSpeed) {
-				f.speedErr = "current_link_speed: " + err.Error()
-			}
-			f.gts = v // 0 when Unknown: no link
-		}
+		f.parseSpeed(b)
 		if f.speedErr != "" {
 			errs = append(errs, f.speedErr)
 		}
 		out.gts = f.gts
 	}
 	if b, err := attr(&f.width, 2, "current_link_width"); err == nil {
-		if string(b) != f.widthText || f.widthText == "" {
-			f.widthText, f.widthErr = string(b), ""
-			v, err := pcie.ParseWidth(f.widthText)
-			if err != nil {
-				f.widthErr = "current_link_width: " + err.Error()
-			}
-			f.lanes = v
-		}
+		f.parseWidth(b)
 		if f.widthErr != "" {
 			errs = append(errs, f.widthErr)
 		}

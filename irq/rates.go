@@ -51,6 +51,56 @@ func (s *Sampler) rates(a, b *reading, out *Sample) {
 	s.clockRates(b, out.CPUs)
 }
 
+// queueRate is the interrupts of queue q (the qi-th of NIC n) between
+// readings a and b, adding them to s.nicIRQs per CPU; o, when not nil, is
+// the queue's rate in the Sample reused, whose pointers are reused.
+func (s *Sampler) queueRate(a, b *reading, n, qi int, q QueueIRQ, o *QueueRate, same bool, dt float64) QueueRate {
+	qr := QueueRate{IRQ: q.IRQ, Action: q.Action, Kind: q.Kind, Index: q.Index, CPU: -1, EffectiveCPUs: q.CPUs}
+	if o != nil {
+		qr.RXPacketsPerS, qr.RXBytesPerS, qr.TXPacketsPerS, qr.TXBytesPerS = o.RXPacketsPerS, o.RXBytesPerS, o.TXPacketsPerS, o.TXBytesPerS
+	}
+	var ok bool
+	if same {
+		ok = s.rowDeltas(&a.ints, &b.ints, s.qrow[n][qi])
+	} else {
+		ok = irqDeltas(&a.ints, &b.ints, s.acol, q.IRQ, s.d)
+	}
+	if !ok {
+		return qr
+	}
+	var best uint64
+	for j, d := range s.d {
+		if d == 0 {
+			continue
+		}
+		cpu := b.ints.CPUs[j]
+		s.nicIRQs[j] += float64(d) / dt
+		qr.IRQsPerS += float64(d) / dt
+		if d > best || (d == best && cpu < qr.CPU) {
+			best, qr.CPU = d, cpu
+		}
+	}
+	return qr
+}
+
+// linkRates sets nr's packet and byte rates from the interface counters of
+// readings an and bn, or its StatsError.
+func linkRates(nr *NICRate, an, bn *nicReading, dt float64) {
+	if bn.linkErr != nil {
+		nr.StatsError = bn.linkErr.Error()
+		return
+	}
+	if an.linkErr != nil {
+		return
+	}
+	pc, cc := &an.link, &bn.link
+	nr.RXPacketsPerS = float64(delta64(pc.RXPackets, cc.RXPackets)) / dt
+	nr.TXPacketsPerS = float64(delta64(pc.TXPackets, cc.TXPackets)) / dt
+	nr.RXBytesPerS = float64(delta64(pc.RXBytes, cc.RXBytes)) / dt
+	nr.TXBytesPerS = float64(delta64(pc.TXBytes, cc.TXBytes)) / dt
+	nr.RXDroppedPerS = float64(delta64(pc.RXDropped, cc.RXDropped)) / dt
+}
+
 // nicRates writes into out.NICs each sampled NIC's traffic and interrupts
 // between readings a and b, and returns the interrupts of all their
 // vectors per CPU, by column of b's /proc/interrupts (storage of s,
@@ -95,31 +145,11 @@ func (s *Sampler) nicRates(a, b *reading, dt float64, out *Sample) []float64 {
 		oldQ := spare.Queues[:cap(spare.Queues)]
 		an, bn := &a.nics[n], &b.nics[n]
 		for qi, q := range nq.Queues {
-			qr := QueueRate{IRQ: q.IRQ, Action: q.Action, Kind: q.Kind, Index: q.Index, CPU: -1, EffectiveCPUs: q.CPUs}
-			if qi < len(oldQ) { // their pointers, reused
-				o := &oldQ[qi]
-				qr.RXPacketsPerS, qr.RXBytesPerS, qr.TXPacketsPerS, qr.TXBytesPerS = o.RXPacketsPerS, o.RXBytesPerS, o.TXPacketsPerS, o.TXBytesPerS
+			var o *QueueRate
+			if qi < len(oldQ) {
+				o = &oldQ[qi]
 			}
-			var ok bool
-			if same {
-				ok = s.rowDeltas(&a.ints, &b.ints, s.qrow[n][qi])
-			} else {
-				ok = irqDeltas(&a.ints, &b.ints, s.acol, q.IRQ, s.d)
-			}
-			if ok {
-				var best uint64
-				for j, d := range s.d {
-					if d == 0 {
-						continue
-					}
-					cpu := b.ints.CPUs[j]
-					s.nicIRQs[j] += float64(d) / dt
-					qr.IRQsPerS += float64(d) / dt
-					if d > best || (d == best && cpu < qr.CPU) {
-						best, qr.CPU = d, cpu
-					}
-				}
-			}
+			qr := s.queueRate(a, b, n, qi, q, o, same, dt)
 			nr.IRQsPerS += qr.IRQsPerS
 			s.queueTraffic(&qr, &an.queues, &bn.queues, dt)
 			nr.Queues = append(nr.Queues, qr)
@@ -127,16 +157,7 @@ func (s *Sampler) nicRates(a, b *reading, dt float64, out *Sample) []float64 {
 		if bn.queueErr != nil {
 			nr.QueueStatsError = bn.queueErr.Error()
 		}
-		if bn.linkErr != nil {
-			nr.StatsError = bn.linkErr.Error()
-		} else if an.linkErr == nil {
-			pc, cc := &an.link, &bn.link
-			nr.RXPacketsPerS = float64(delta64(pc.RXPackets, cc.RXPackets)) / dt
-			nr.TXPacketsPerS = float64(delta64(pc.TXPackets, cc.TXPackets)) / dt
-			nr.RXBytesPerS = float64(delta64(pc.RXBytes, cc.RXBytes)) / dt
-			nr.TXBytesPerS = float64(delta64(pc.TXBytes, cc.TXBytes)) / dt
-			nr.RXDroppedPerS = float64(delta64(pc.RXDropped, cc.RXDropped)) / dt
-		}
+		linkRates(&nr, an, bn, dt)
 		nr.Losses = lossRates(an.losses, bn.losses, dt, nr.Losses)
 		out.NICs = append(out.NICs, nr)
 	}

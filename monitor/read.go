@@ -288,26 +288,33 @@ func (rec *Record) decodeLine(line []byte, lineNo int, cpus map[int]bool, queues
 		rec.Samples = append(rec.Samples, s)
 		rec.window().Add(s)
 	case "summary":
-		var s irq.Summary
-		if err := json.Unmarshal(body, &s); err != nil {
-			return fmt.Errorf("summary: %v", err)
-		}
-		var x summaryExtra
-		if err := json.Unmarshal(body, &x); err != nil {
-			return fmt.Errorf("summary: %v", err)
-		}
-		if x.Command != nil {
-			if len(x.Command.Argv) > 0 {
-				rec.Run.Command = x.Command.Argv
-			}
-			rec.Run.ExitCode = x.Command.ExitCode
-			rec.Run.CommandError = x.Command.Error
-		}
-		rec.Run.Interrupted = x.Interrupted
-		rec.Summary = &s
+		return rec.decodeSummary(body)
 	default:
 		rec.Notes = append(rec.Notes, fmt.Sprintf("line %d: skipped an object of type %q", lineNo, kind))
 	}
+	return nil
+}
+
+// decodeSummary reads a summary line: the summary, how the command ended,
+// whether the run was interrupted.
+func (rec *Record) decodeSummary(body []byte) error {
+	var s irq.Summary
+	if err := json.Unmarshal(body, &s); err != nil {
+		return fmt.Errorf("summary: %v", err)
+	}
+	var x summaryExtra
+	if err := json.Unmarshal(body, &x); err != nil {
+		return fmt.Errorf("summary: %v", err)
+	}
+	if x.Command != nil {
+		if len(x.Command.Argv) > 0 {
+			rec.Run.Command = x.Command.Argv
+		}
+		rec.Run.ExitCode = x.Command.ExitCode
+		rec.Run.CommandError = x.Command.Error
+	}
+	rec.Run.Interrupted = x.Interrupted
+	rec.Summary = &s
 	return nil
 }
 

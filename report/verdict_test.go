@@ -55,7 +55,7 @@ var fieldRuns = []fieldRun{
 		chart: []string{"card 9400 Mb/s, 30 % reached: what a MikroTik CCR2004-1G-2XS-PCIe router card is known to move (9400 Mb/s)",
 			"core 17.5 Gb/s, 16 % reached, next: CPU 0 (10 % irq+softirq)"},
 		offScale: []string{"Off the scale (above 3× the peak of 2804 Mb/s), not drawn:",
-			"pcie 54.4 Gb/s, 5 % reached: the 8 GT/s x8 link at 0000:00:01.0"}},
+			"pcie 54.4 Gb/s, 5.2 % reached: the 8 GT/s x8 link at 0000:00:01.0"}},
 	{file: "apu1c-rtl8111e-core.jsonl", bound: monitor.BoundCore,
 		chart: []string{"core 855 Mb/s, 100 % reached, bound this run: CPU 0 (99 % irq+softirq)",
 			"pcie 1422 Mb/s for enp7s0 (1456 Mb/s summed), 58 % reached: the 2.5 GT/s x1 link at 0000:00:1c.2"},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/nicdiag/nicdiag/internal/unit"
 	"io"
 	"math"
 	"strconv"
@@ -149,19 +150,19 @@ func renderBudget(w io.Writer, b *budget.Budget) {
 	} else {
 		fmt.Fprintf(w, "%s (%s), DMA profile %s\n", b.Interface, b.Address, b.Profile)
 	}
-	fmt.Fprintf(w, "workload: %d port(s) at %s Mb/s, %d-byte frames, %s\n\n", wl.Ports, num(wl.PortMbps), wl.FrameBytes, directionWords(wl.Direction))
+	fmt.Fprintf(w, "workload: %d port(s) at %s, %d-byte frames, %s\n\n", wl.Ports, unit.Mbps(wl.PortMbps), wl.FrameBytes, directionWords(wl.Direction))
 
-	fmt.Fprintf(w, "1. Ethernet line rate of the ports in use: %s Mb/s of frames per direction\n", num(b.EthernetMbps))
+	fmt.Fprintf(w, "1. Ethernet line rate of the ports in use: %s of frames per direction\n", unit.Mbps(b.EthernetMbps))
 	ports := strconv.Itoa(wl.Ports)
 	if wl.Direction == budget.Forward { // half the ports receive, half send
 		ports += "/2"
 	}
-	fmt.Fprintf(w, "   (%s × %s Mb/s × %d/(%d+20) for preamble and inter-frame gap; port speed: %s)\n\n",
-		ports, num(wl.PortMbps), wl.FrameBytes, wl.FrameBytes, b.PortSpeedSource)
+	fmt.Fprintf(w, "   (%s × %s × %d/(%d+20) for preamble and inter-frame gap; port speed: %s)\n\n",
+		ports, unit.Mbps(wl.PortMbps), wl.FrameBytes, wl.FrameBytes, b.PortSpeedSource)
 
 	renderHops(w, b)
 
-	fmt.Fprintf(w, "3. Ceiling: %s Mb/s per direction", rangeWords(b.CeilingMbps))
+	fmt.Fprintf(w, "3. Ceiling: %s per direction", rangeWords(b.CeilingMbps))
 	switch b.Bound {
 	case budget.BoundPCIe:
 		fmt.Fprintf(w, ", PCIe-bound at the link of %s (%s)", b.LimitingHop, dirWords(b.LimitingDirection))
@@ -183,11 +184,11 @@ func renderBudget(w io.Writer, b *budget.Budget) {
 		fmt.Fprintf(w, ", Ethernet-bound: the PCIe path has %.2f× headroom\n", b.PCIeMbps.Nominal/b.EthernetMbps)
 	}
 	if wl.FrameBytes == 1518 || wl.FrameBytes == 9018 {
-		fmt.Fprintf(w, "   about %s Mb/s of TCP payload (IPv4, TCP timestamps, full-size segments)\n", num(budget.TCPGoodputMbps(b.CeilingMbps.Nominal, wl.FrameBytes)))
+		fmt.Fprintf(w, "   about %s of TCP payload (IPv4, TCP timestamps, full-size segments)\n", unit.Mbps(budget.TCPGoodputMbps(b.CeilingMbps.Nominal, wl.FrameBytes)))
 	}
 	fmt.Fprintln(w)
 
-	fmt.Fprintf(w, "4. At capability (every hop trained at what both ends support): %s Mb/s, %s-bound\n",
+	fmt.Fprintf(w, "4. At capability (every hop trained at what both ends support): %s, %s-bound\n",
 		rangeWords(b.AtCapabilityMbps), b.AtCapabilityBound)
 	fmt.Fprintf(w, "\nassumptions:\n")
 	for _, a := range b.Model.Assumptions {
@@ -218,7 +219,7 @@ func renderHops(w io.Writer, b *budget.Budget) {
 			}
 		}
 		fmt.Fprintf(tw, "   %d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", h.Index, link, speedWidth(h.GTs, h.Width), capable,
-			strconv.FormatFloat(h.RawGbps, 'f', 2, 64), h.Busy, rangeWords(h.PCIeMbps), dirWords(h.Dir))
+			strconv.FormatFloat(h.RawGbps, 'f', 2, 64), h.Busy, rangeNumbers(h.PCIeMbps), dirWords(h.Dir))
 	}
 	tw.Flush()
 	renderSharers(w, b)
@@ -246,15 +247,15 @@ func renderNoPCIe(w io.Writer, b *budget.Budget) {
 		return
 	}
 	wl := b.Workload
-	fmt.Fprintf(w, "workload: %d port(s) at %s Mb/s, %d-byte frames, %s (port speed: %s)\n", wl.Ports, num(wl.PortMbps), wl.FrameBytes, directionWords(wl.Direction), b.PortSpeedSource)
+	fmt.Fprintf(w, "workload: %d port(s) at %s, %d-byte frames, %s (port speed: %s)\n", wl.Ports, unit.Mbps(wl.PortMbps), wl.FrameBytes, directionWords(wl.Direction), b.PortSpeedSource)
 	ports := strconv.Itoa(wl.Ports)
 	if wl.Direction == budget.Forward { // half the ports receive, half send
 		ports += "/2"
 	}
-	fmt.Fprintf(w, "Ceiling: %s Mb/s of frames per direction, Ethernet-bound (%s × %s Mb/s × %d/(%d+20))\n",
-		num(b.EthernetMbps), ports, num(wl.PortMbps), wl.FrameBytes, wl.FrameBytes)
+	fmt.Fprintf(w, "Ceiling: %s of frames per direction, Ethernet-bound (%s × %s × %d/(%d+20))\n",
+		unit.Mbps(b.EthernetMbps), ports, unit.Mbps(wl.PortMbps), wl.FrameBytes, wl.FrameBytes)
 	if wl.FrameBytes == 1518 || wl.FrameBytes == 9018 {
-		fmt.Fprintf(w, "   about %s Mb/s of TCP payload (IPv4, TCP timestamps, full-size segments)\n", num(budget.TCPGoodputMbps(b.EthernetMbps, wl.FrameBytes)))
+		fmt.Fprintf(w, "   about %s of TCP payload (IPv4, TCP timestamps, full-size segments)\n", unit.Mbps(budget.TCPGoodputMbps(b.EthernetMbps, wl.FrameBytes)))
 	}
 }
 
@@ -294,11 +295,15 @@ func limitedBy(h *pcie.Hop) string {
 	return " (" + strings.Join(parts, ", ") + ")"
 }
 
-func rangeWords(r budget.Range) string {
+// rangeWords is a rate's range in a sentence: "1435 Mb/s (1390–1470)".
+func rangeWords(r budget.Range) string { return unit.MbpsRange(r.Nominal, r.Low, r.High) }
+
+// rangeNumbers is a range of Mb/s in a column that names the unit.
+func rangeNumbers(r budget.Range) string {
 	if math.Round(r.Low) == math.Round(r.High) {
-		return num(r.Nominal)
+		return unit.Number(r.Nominal)
 	}
-	return fmt.Sprintf("%s (%s–%s)", num(r.Nominal), num(r.Low), num(r.High))
+	return fmt.Sprintf("%s (%s–%s)", unit.Number(r.Nominal), unit.Number(r.Low), unit.Number(r.High))
 }
 
 func speedWidth(gts float64, width int) string {
@@ -307,5 +312,3 @@ func speedWidth(gts float64, width int) string {
 	}
 	return fmt.Sprintf("%s GT/s x%d", pcie.FormatGTs(gts), width)
 }
-
-func num(v float64) string { return strconv.FormatFloat(math.Round(v), 'f', 0, 64) }

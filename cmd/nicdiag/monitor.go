@@ -104,19 +104,8 @@ examples:
 // default) while e.command runs, or until Ctrl-C or --duration, and prints
 // the verdict.
 func runMonitor(ctx context.Context, e *env, args []string, f monitorFlags) int {
-	if f.interval <= 0 {
-		return e.fail(errors.New("monitor: --interval must be positive"))
-	}
-	if e.root != "" {
-		return e.fail(errors.New("monitor samples the live host; --root is for static commands"))
-	}
-	if f.report != "" { // checked before the run, not after it
-		if _, err := report.FormatFor(f.report); err != nil {
-			return e.fail(err)
-		}
-		if err := writableDir(filepath.Dir(f.report)); err != nil {
-			return e.fail(fmt.Errorf("monitor: --report %s: %w", f.report, err))
-		}
+	if err := checkMonitorFlags(e, f); err != nil {
+		return e.fail(err)
 	}
 	h, err := monitorHost(ctx, args)
 	if err != nil {
@@ -139,18 +128,10 @@ func runMonitor(ctx context.Context, e *env, args []string, f monitorFlags) int 
 	if record != "" {
 		opts = append(opts, monitor.WithRecordFile(record))
 	}
-	argv := e.command
 	release := func() {} // gives the terminal back once the command has ended
-	if len(argv) > 0 {
-		cmd := exec.Command(argv[0], argv[1:]...)
-		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, e.stdout, e.stderr
-		cmd.Env = e.environ
-		if e.json {
-			cmd.Stdout = e.stderr // keep nicdiag's JSON stream on stdout parseable
-		}
-		if e.process {
-			release = e.adoptCommand(cmd)
-		}
+	if len(e.command) > 0 {
+		var cmd *exec.Cmd
+		cmd, release = e.monitoredCommand()
 		opts = append(opts, monitor.WithCommand(cmd))
 	}
 	run, err := h.Monitor(ctx, opts...)
@@ -158,20 +139,8 @@ func runMonitor(ctx context.Context, e *env, args []string, f monitorFlags) int 
 		release()
 		return e.fail(err)
 	}
-	view := newMonitorView(e, len(argv) > 0)
-	for {
-		x, err := run.Next(ctx)
-		if errors.Is(err, monitor.ErrDone) || ctx.Err() != nil {
-			break
-		}
-		if err != nil {
-			_, _ = run.Stop() // the run has killed the command; wait for it
-			release()
-			return e.fail(err)
-		}
-		view.sample(x)
-	}
-	res, err := run.Stop()
+	view := newMonitorView(e, len(e.command) > 0)
+	res, err := watchRun(ctx, run, view)
 	release()
 	if err != nil {
 		var re *monitor.RecordError
@@ -185,6 +154,62 @@ func runMonitor(ctx context.Context, e *env, args []string, f monitorFlags) int 
 		writeRunReport(e, f.report, record, f.record != "")
 	}
 	return exitFor(res.Summary.Findings)
+}
+
+// checkMonitorFlags refuses what the run could not do, before it starts.
+func checkMonitorFlags(e *env, f monitorFlags) error {
+	if f.interval <= 0 {
+		return errors.New("monitor: --interval must be positive")
+	}
+	if e.root != "" {
+		return errors.New("monitor samples the live host; --root is for static commands")
+	}
+	if f.report != "" { // checked before the run, not after it
+		if _, err := report.FormatFor(f.report); err != nil {
+			return err
+		}
+		if err := writableDir(filepath.Dir(f.report)); err != nil {
+			return fmt.Errorf("monitor: --report %s: %w", f.report, err)
+		}
+	}
+	return nil
+}
+
+// monitoredCommand is the command after --, its input and output passed
+// through (its output to stderr with --json, to keep nicdiag's JSON
+// stream parseable), and the function that gives the terminal back once
+// it has ended.
+func (e *env) monitoredCommand() (*exec.Cmd, func()) {
+	argv := e.command
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, e.stdout, e.stderr
+	cmd.Env = e.environ
+	if e.json {
+		cmd.Stdout = e.stderr
+	}
+	release := func() {}
+	if e.process {
+		release = e.adoptCommand(cmd)
+	}
+	return cmd, release
+}
+
+// watchRun shows the run's samples as they come, until it ends (the
+// command exits, --duration passes, or ctx is done), and stops it. A run
+// whose sampling failed has killed its command: Stop waits for it.
+func watchRun(ctx context.Context, run *monitor.Run, view *monitorView) (*monitor.Result, error) {
+	for {
+		x, err := run.Next(ctx)
+		if errors.Is(err, monitor.ErrDone) || ctx.Err() != nil {
+			break
+		}
+		if err != nil {
+			_, _ = run.Stop()
+			return nil, err
+		}
+		view.sample(x)
+	}
+	return run.Stop()
 }
 
 // adoptCommand prepares the nicdiag process for running cmd: it becomes a

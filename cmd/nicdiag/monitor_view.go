@@ -173,9 +173,9 @@ func renderRunVerdict(w io.Writer, v monitor.Verdict) {
 	}
 	fmt.Fprintf(w, "\nrun: %s", v.Bound)
 	if v.Share != nil && v.Limit != nil {
-		fmt.Fprintf(w, " (%.0f %% of the %s ceiling)", *v.Share*100, v.Limit.Layer)
+		fmt.Fprintf(w, " (%s of the %s ceiling)", monitor.FormatShare(*v.Share), v.Limit.Layer)
 	}
-	fmt.Fprintf(w, " over %d of %d samples with traffic\n", v.ActiveSamples, v.Samples)
+	fmt.Fprintf(w, " over %d of %d samples with traffic (%.1f s; peak %s)\n", v.ActiveSamples, v.Samples, v.ActiveSeconds, monitor.FormatMbps(v.PeakMbps))
 	if len(v.Ceilings) == 0 {
 		return
 	}
@@ -185,6 +185,6 @@ func renderRunVerdict(w io.Writer, v monitor.Verdict) {
 			fmt.Fprintf(w, "  (%d more in --json)\n", len(v.Ceilings)-i)
 			break
 		}
-		fmt.Fprintf(w, "  %-9s %11s %11s %5.0f%%  %s\n", c.Layer, monitor.FormatMbps(c.AchievedMbps), monitor.FormatMbps(c.CeilingMbps), c.Share*100, c.What)
+		fmt.Fprintf(w, "  %-9s %11s %11s %6s  %s\n", c.Layer, monitor.FormatMbps(c.AchievedMbps), monitor.FormatMbps(c.CeilingMbps), monitor.FormatShare(c.Share), c.What)
 	}
 }

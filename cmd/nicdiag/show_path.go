@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/nicdiag/nicdiag/internal/unit"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -119,15 +120,15 @@ func budgetSection(b *budget.Budget) showSection {
 		s.add("Ceiling", "no physical ceiling known (link speed unknown or nominal)")
 		return s
 	}
-	s.add("Workload", fmt.Sprintf("%d port(s) at %s Mb/s, %d-byte frames, %s", b.Workload.Ports, num(b.Workload.PortMbps), b.Workload.FrameBytes, directionWords(b.Workload.Direction)))
+	s.add("Workload", fmt.Sprintf("%d port(s) at %s, %d-byte frames, %s", b.Workload.Ports, unit.Mbps(b.Workload.PortMbps), b.Workload.FrameBytes, directionWords(b.Workload.Direction)))
 	if b.PortSpeedSource != budget.FromDriver {
 		s.add("Port speed", string(b.PortSpeedSource))
 	}
-	s.add("Line rate", num(b.EthernetMbps)+" Mb/s per direction")
+	s.add("Line rate", unit.Mbps(b.EthernetMbps)+" per direction")
 	if b.NoPCIe == "" {
-		s.add("PCIe carries", rangeWords(b.PCIeMbps)+" Mb/s per direction")
+		s.add("PCIe carries", rangeWords(b.PCIeMbps)+" per direction")
 	}
-	s.add("Ceiling", fmt.Sprintf("%s Mb/s, %s-bound", rangeWords(b.CeilingMbps), b.Bound))
+	s.add("Ceiling", fmt.Sprintf("%s, %s-bound", rangeWords(b.CeilingMbps), b.Bound))
 	addSharers(&s, b)
 	return s
 }

@@ -1,0 +1,85 @@
+// Package unit formats nicdiag's quantities for people, one function a
+// unit: a rate in Mb/s, a share, a count.
+package unit
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// Mbps renders a rate given in Mb/s: "1435 Mb/s" from 100 up, "98.2 Mb/s"
+// and "2.5 Mb/s" below (one decimal), "23.1 Gb/s" from 10 Gb/s; "n/a" for
+// NaN or infinity.
+func Mbps(v float64) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "n/a"
+	case v >= 10000:
+		return fmt.Sprintf("%.1f Gb/s", v/1000)
+	case v >= 100:
+		return fmt.Sprintf("%.0f Mb/s", v)
+	}
+	return fmt.Sprintf("%.1f Mb/s", v)
+}
+
+// MbpsRange renders a rate and the range around it, all in the unit of
+// the largest: "1435 Mb/s (1390–1470)", "11.9 Gb/s (10.2–12.4)"; the rate
+// alone when the range rounds to one figure.
+func MbpsRange(v, lo, hi float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) || math.IsNaN(lo) || math.IsNaN(hi) || math.IsInf(hi, 0) {
+		return Mbps(v)
+	}
+	f := func(x float64) string {
+		switch {
+		case hi >= 10000:
+			return fmt.Sprintf("%.1f", x/1000)
+		case hi >= 100:
+			return fmt.Sprintf("%.0f", x)
+		}
+		return fmt.Sprintf("%.1f", x)
+	}
+	u := " Mb/s"
+	if hi >= 10000 {
+		u = " Gb/s"
+	}
+	if f(lo) == f(hi) {
+		return f(v) + u
+	}
+	return fmt.Sprintf("%s%s (%s–%s)", f(v), u, f(lo), f(hi))
+}
+
+// Share renders a share of 1 as a percentage: whole from 10 % up ("96 %"),
+// to two significant digits below ("3.2 %", "0.16 %"); "0 %" for nothing,
+// "n/a" for NaN or infinity.
+func Share(s float64) string {
+	p := 100 * s
+	switch {
+	case math.IsNaN(p) || math.IsInf(p, 0):
+		return "n/a"
+	case p <= 0:
+		return "0 %"
+	case p >= 9.95:
+		return fmt.Sprintf("%.0f %%", p)
+	}
+	dec := min(max(0, 1-int(math.Floor(math.Log10(p)))), 12)
+	scale := math.Pow(10, float64(dec))
+	return strconv.FormatFloat(math.Round(p*scale)/scale, 'f', -1, 64) + " %"
+}
+
+// Count renders a count or a rate of things: "37", "3.5", "190k", "1.2M".
+func Count(v float64) string {
+	switch {
+	case v >= 1e6:
+		return fmt.Sprintf("%.1fM", v/1e6)
+	case v >= 1e4:
+		return fmt.Sprintf("%.0fk", v/1e3)
+	case v >= 10:
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
+// Number renders a figure rounded to a whole number, without a unit: the
+// value of a finding's evidence ("1435").
+func Number(v float64) string { return strconv.FormatFloat(math.Round(v), 'f', 0, 64) }

@@ -1,0 +1,26 @@
+package unit
+
+import (
+	"math"
+	"testing"
+)
+
+func TestFormats(t *testing.T) {
+	for _, c := range []struct {
+		got, want string
+	}{
+		{Mbps(1435.2), "1435 Mb/s"}, {Mbps(98.24), "98.2 Mb/s"}, {Mbps(2.5), "2.5 Mb/s"}, {Mbps(23_100), "23.1 Gb/s"},
+		{Mbps(math.NaN()), "n/a"}, {Mbps(math.Inf(1)), "n/a"},
+		{Share(0.961), "96 %"}, {Share(0.0996), "10 %"}, {Share(0.0325), "3.3 %"}, {Share(0.0016), "0.16 %"},
+		{Share(0), "0 %"}, {Share(-1), "0 %"}, {Share(math.NaN()), "n/a"},
+		{Count(37), "37"}, {Count(3.46), "3.5"}, {Count(190_400), "190k"}, {Count(1_234_000), "1.2M"},
+		{MbpsRange(1435, 1390.2, 1470.4), "1435 Mb/s (1390–1470)"}, {MbpsRange(11917, 10210, 12357), "11.9 Gb/s (10.2–12.4)"},
+		{MbpsRange(9800, 9100, 10200), "9.8 Gb/s (9.1–10.2)"}, {MbpsRange(1974, 1974.2, 1973.9), "1974 Mb/s"},
+		{MbpsRange(2.47, 2.4, 2.5), "2.5 Mb/s (2.4–2.5)"},
+		{Number(1434.6), "1435"}, {Number(2.5), "3"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}
