@@ -11,10 +11,12 @@
 // the file (ErrTooLarge caps them). /proc/stat, /proc/softirqs and
 // /proc/net/softnet_stat are parsed by hand too, into buffers and slices
 // reused from one reading to the next, with their columns keyed by CPU id
-// (github.com/prometheus/procfs, which the sampler used before, is their
-// test oracle). The tasks of a watched process tree (Sampler.Watch) are
+// (github.com/prometheus/procfs is their test oracle). The tasks of a watched process tree (Sampler.Watch) are
 // read by hand from /proc/PID/task/TID/stat and children; the link and AER
-// counters of PCI functions (WithPCIe) with package pcie's parsers.
+// counters of PCI functions (WithPCIe) with package pcie's parsers. The
+// live NIC counters are asked over netlink and ethtool sockets kept open
+// per network namespace (nsconn_linux.go; one file per protocol), with the
+// request builder of internal/genl.
 //
 // A Sampler keeps the files it reads open and reads them again from offset
 // 0 at each reading (procfs and sysfs regenerate them), parses only its
@@ -22,7 +24,7 @@
 // Sample it fills: a steady-state sample allocates nothing
 // (BenchmarkSample).
 //
-// Everything reads under a root directory (WithRoot), so a snapshot of
+// Everything reads under a root directory (option.Root), so a snapshot of
 // another host works like the live one; the packet counters of NICs in
 // another network namespace are read there (WithNetns). The package never
 // prints.

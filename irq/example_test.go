@@ -1,11 +1,50 @@
 package irq_test
 
 import (
+	"context"
 	"fmt"
+	"time"
 
 	"github.com/nicdiag/nicdiag/irq"
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 )
+
+// The sampler alone: the per-CPU load and each NIC's traffic since the
+// reading before, every interval, with no verdict. The host here is a
+// bundled snapshot, whose counters never move (every rate is 0); on a live
+// host leave option.Root out.
+func ExampleSampler() {
+	ctx := context.Background()
+	root := option.Root("../testdata/snapshots/82576-minipcie-x1")
+	nics, err := nicinfo.List(ctx, root)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	s, err := irq.NewSampler(ctx, nics, root, irq.WithInterval(10*time.Millisecond))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer s.Close()
+	x, err := s.Next(ctx) // waits for the interval
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, c := range x.CPUs {
+		fmt.Printf("CPU %d: %.0f %% busy, %.0f %% softirq\n", c.CPU, c.BusyPct, c.SoftIRQPct)
+	}
+	for _, n := range x.NICs {
+		fmt.Printf("%s: %.0f packets/s received, %d queue vectors\n", n.Name, n.RXPacketsPerS, len(n.Queues))
+	}
+	// Output:
+	// CPU 0: 0 % busy, 0 % softirq
+	// CPU 1: 0 % busy, 0 % softirq
+	// enp1s0f0: 0 packets/s received, 3 queue vectors
+	// enp1s0f1: 0 packets/s received, 3 queue vectors
+}
 
 // Map a virtio NIC's vectors to queues, reading a /proc/interrupts captured
 // on a 2-vCPU VM.
@@ -21,7 +60,7 @@ func ExampleMapQueues() {
 		return
 	}
 	nic := nicinfo.NIC{Name: "eth0", PCI: &nicinfo.PCIFunction{Address: "0000:00:03.0", IRQs: []int{37, 38, 39}}}
-	for _, q := range irq.MapQueues(nic, x, irq.WithRoot("testdata")).Queues {
+	for _, q := range irq.MapQueues(nic, x, option.Root("testdata")).Queues {
 		fmt.Println(q.IRQ, q.Kind, q.Index, q.Action)
 	}
 	// Output:

@@ -1,16 +1,24 @@
 // Package monitor is the monitored run of `nicdiag monitor` as a library:
 // it samples per-CPU irq/softirq/softnet load and per-NIC traffic at an
 // interval while the caller (a benchmark harness, say) runs its load, or
-// while a command runs, and ends with the window's summary and verdicts.
+// while a command runs, and ends with the window's summary and the run
+// verdict: which layer of the host bound the run.
 //
-//	run, err := monitor.Start(ctx, nics, monitor.WithInterval(time.Second))
+//	h, err := nicdiag.Inspect(ctx)  // the host, read once
+//	run, err := h.Monitor(ctx, monitor.WithDuration(10*time.Second))
 //	// ... generate load ...
-//	res, err := run.Stop() // res.Summary.Findings: irq.hot_core, softnet.drops, ...
+//	res, err := run.Wait(ctx) // res.Verdict.Bound, res.Summary.Findings
 //
-// Sampling runs in the background from Start to Stop; Next hands out the
-// samples one by one for a live view. A run ends by itself when the context
-// given to Start is done (Result.Interrupted), when WithDuration has
-// passed, or when the command of WithCommand exits.
+// Start takes a Target, what to sample and the ceilings to judge it by
+// (nicdiag.Host is one). Sampling runs in the background from Start to
+// Stop; Next hands out the samples for a live view. A run ends by itself
+// when the context given to Start is done (Result.Interrupted), when
+// WithDuration has passed, or when the command of WithCommand exits; Wait
+// waits for that.
+//
+// A run keeps no samples: a Window sums each as it arrives, what the
+// summary and the verdict need (one file per layer of the host,
+// layer_*.go), so that its memory does not grow with its length.
 //
 // A run can be recorded (WithRecord, WithRecordFile) as JSON lines: a
 // "start" line, one "sample" line per interval, written as it is taken, and

@@ -12,12 +12,14 @@ import (
 	"github.com/nicdiag/nicdiag/option"
 )
 
-// A benchmark harness samples while it generates its own load, then reads
-// the verdict. Here the host is a bundled snapshot, so that the example
-// runs anywhere and without root: its counters never move, every rate is 0
-// and there is no verdict. On a real host drop both option.Root. (A
-// harness with an inspected host starts from it: nicdiag's Host.Monitor.)
-func Example() {
+// A harness samples for a fixed time while it generates its own load,
+// then reads the verdict; Wait ends the run when the duration has passed,
+// with no Next loop. Here the host is a bundled snapshot, so that the
+// example runs anywhere and without root: its counters never move, every
+// rate is 0 and there is no verdict. On a live host leave option.Root out,
+// and start from the inspected host (nicdiag's Host.Monitor), whose
+// ceilings the verdict weighs.
+func ExampleRun_Wait() {
 	ctx := context.Background()
 	root := option.Root("../testdata/snapshots/82576-minipcie-x1")
 	nics, err := nicinfo.List(ctx, root)
@@ -25,13 +27,14 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	run, err := monitor.Start(ctx, monitor.NICs(nics...), root, monitor.WithInterval(20*time.Millisecond))
+	run, err := monitor.Start(ctx, monitor.NICs(nics...), root,
+		monitor.WithInterval(20*time.Millisecond), monitor.WithDuration(150*time.Millisecond))
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	time.Sleep(150 * time.Millisecond) // the load generator runs here
-	res, err := run.Stop()
+	// ... the load generator runs here ...
+	res, err := run.Wait(ctx)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -40,12 +43,12 @@ func Example() {
 	for _, n := range res.Summary.NICs {
 		fmt.Printf("%s: %.0f Mb/s received\n", n.Name, n.RXBytesPerS*8/1e6)
 	}
-	fmt.Println("findings:", len(res.Summary.Findings))
+	fmt.Println("verdict:", res.Verdict.Bound)
 	// Output:
 	// sampled: true
 	// enp1s0f0: 0 Mb/s received
 	// enp1s0f1: 0 Mb/s received
-	// findings: 0
+	// verdict: unknown
 }
 
 // Sample while a command runs: the run ends when it exits, with its status.
