@@ -2,6 +2,10 @@ package monitor
 
 import (
 	"bytes"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
 	"testing"
 	"time"
 
@@ -94,4 +98,28 @@ func testRecord(t testing.TB, n int) []byte {
 func testLines(t testing.TB, n int) (start []byte, samples [][]byte, summary []byte) {
 	ls := bytes.Split(bytes.TrimSuffix(testRecord(t, n), []byte("\n")), []byte("\n"))
 	return ls[0], ls[1 : len(ls)-1], ls[len(ls)-1]
+}
+
+// signalHelperEnv makes the test binary signalHelper (TestMain).
+const signalHelperEnv = "NICDIAG_MONITOR_TEST_SIGNAL_HELPER"
+
+// signalHelperExit is signalHelper's exit status.
+const signalHelperExit = 3
+
+func TestMain(m *testing.M) {
+	if os.Getenv(signalHelperEnv) == "1" {
+		signalHelper()
+	}
+	os.Exit(m.Run())
+}
+
+// signalHelper catches SIGHUP, SIGINT and SIGTERM (also where they were
+// ignored when it started), prints "ready", then the first of them that
+// comes, and exits with signalHelperExit.
+func signalHelper() {
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM)
+	fmt.Println("ready")
+	fmt.Println(<-c)
+	os.Exit(signalHelperExit)
 }

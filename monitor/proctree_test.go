@@ -1,10 +1,12 @@
 package monitor
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/nicdiag/nicdiag/internal/procs"
 	"github.com/nicdiag/nicdiag/internal/proctest"
+	"github.com/nicdiag/nicdiag/option"
 	"golang.org/x/sys/unix"
 )
 
@@ -182,7 +185,11 @@ func (c signalCause) Error() string     { return c.sig.String() }
 func (c signalCause) Signal() os.Signal { return c.sig }
 
 // TestRunCommandSignalFromCause: a run interrupted with a cause that names
-// SIGTERM passes SIGTERM on; with a plain cancel, SIGINT.
+// SIGTERM passes SIGTERM on; with a plain cancel, SIGINT. The command is
+// this test binary as signalHelper, which catches the three signals and
+// says which came: a command that died of the signal would not, where it
+// inherited the signal ignored (SIGHUP under nohup, SIGINT in a
+// background job), and the test would depend on how it was started.
 func TestRunCommandSignalFromCause(t *testing.T) {
 	for _, tc := range []struct {
 		cause error
@@ -190,17 +197,31 @@ func TestRunCommandSignalFromCause(t *testing.T) {
 	}{{signalCause{syscall.SIGTERM}, syscall.SIGTERM}, {fmt.Errorf("wrapped: %w", signalCause{syscall.SIGHUP}), syscall.SIGHUP},
 		{nil, syscall.SIGINT}, {errors.New("no signal"), syscall.SIGINT}} {
 		ctx, cancel := context.WithCancelCause(context.Background())
-		run, err := Start(ctx, nil, WithRoot(snap), WithInterval(20*time.Millisecond), WithCommand(exec.Command("sleep", "30")))
+		r, w, err := os.Pipe()
 		if err != nil {
 			t.Fatal(err)
+		}
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), signalHelperEnv+"=1")
+		cmd.Stdout = w
+		run, err := Start(ctx, nil, option.Root(snap), WithInterval(20*time.Millisecond), WithCommand(cmd))
+		w.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		br := bufio.NewReader(r)
+		if line, err := br.ReadString('\n'); err != nil || line != "ready\n" { // its handler is in place
+			t.Fatalf("helper: %q, %v", line, err)
 		}
 		cancel(tc.cause)
 		res, err := run.Stop()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c := res.Command; c == nil || c.Signal != tc.want || !res.Interrupted {
-			t.Errorf("cause %v: command = %+v, interrupted %v; want %v", tc.cause, c, res.Interrupted, tc.want)
+		got, _ := io.ReadAll(br)
+		r.Close()
+		if c := res.Command; c == nil || c.ExitCode != signalHelperExit || !res.Interrupted || strings.TrimSpace(string(got)) != tc.want.String() {
+			t.Errorf("cause %v: the command got %q (command %+v, interrupted %v); want %q", tc.cause, got, c, res.Interrupted, tc.want)
 		}
 	}
 }
