@@ -35,7 +35,8 @@ func (h *Host) Monitored() ([]nicinfo.NIC, []monitor.Limits) {
 			continue
 		}
 		nics = append(nics, n.NIC)
-		l := monitor.Limits{NIC: n.Name, Virtual: n.Virtual}
+		// An emulated NIC's speed is the hypervisor's figure, as a virtual one's.
+		l := monitor.Limits{NIC: n.Name, Virtual: n.Virtual || nicinfo.Label(n.NIC) == nicinfo.LabelEmulated}
 		if n.PCI != nil {
 			l.Address = n.PCI.Address.String()
 		}
@@ -46,7 +47,7 @@ func (h *Host) Monitored() ([]nicinfo.NIC, []monitor.Limits) {
 				l.RealDevice = "not the chip its PCI ID names (nic.misidentified)"
 			}
 		}
-		if n.Link.SpeedMbps > 0 && id == nil && !n.Virtual {
+		if n.Link.SpeedMbps > 0 && id == nil && !l.Virtual {
 			l.PortMbps = float64(n.Link.SpeedMbps)
 		}
 		if local, err := irq.ParseCPUList(n.LocalCPUs); err == nil && len(local) > 0 && n.NUMANode >= 0 && h.severalNodes(n.NUMANode, len(local)) {

@@ -53,7 +53,8 @@ type Budget struct {
 	LimitingDirection LinkDir      `json:"limiting_direction"`
 	// LimitedBy names the end of the limiting hop that a matching slot
 	// would lift: "port" when the port caps its speed or width, else
-	// "device"; "" when both ends agree. SpeedLimitedBy and WidthLimitedBy
+	// "device"; "" when both ends agree, or when the link trained below
+	// what both support (pcie.Hop.Downgraded). SpeedLimitedBy and WidthLimitedBy
 	// say which end caps each.
 	LimitedBy      pcie.Limiter `json:"limited_by,omitempty"`
 	SpeedLimitedBy pcie.Limiter `json:"speed_limited_by,omitempty"`
@@ -110,9 +111,10 @@ func (b *Budget) Hop(addr pcie.Address) *pcie.Hop {
 // share a port's wire and are not extra ports. A function without a netdev
 // is passed as a NIC whose Driver is empty: its PCI driver's profile is used.
 //
-// A NIC with no PCIe link to model (not on PCI, virtual, on the root bus,
-// or behind links that are all architectural) gets a budget without a PCIe
-// stage: Ethernet-bound when its port speed is known, BoundNone otherwise,
+// A NIC with no PCIe link to model (not on PCI, virtual or emulated, on
+// the root bus, or behind links that are all architectural) gets a budget
+// without a PCIe stage: Ethernet-bound when its port speed is known (not
+// the nominal speed of a virtual or emulated NIC), BoundNone otherwise,
 // with NoPCIe saying why.
 func For(n *nicinfo.NIC, vfs map[pcie.Address]bool, path *pcie.Path, w Workload) (*Budget, error) {
 	return ForPorts(n, Ports{VFs: vfs}, path, w)
@@ -131,6 +133,8 @@ func ForPorts(n *nicinfo.NIC, ports Ports, path *pcie.Path, w Workload) (*Budget
 	case nicinfo.IsVirtual(n):
 		// Its speed is nominal too: only a speed the workload gives counts.
 		return noPCIe(n, w, name+" is a virtual NIC: its PCIe link is emulated and its speed nominal", false)
+	case nicinfo.Label(*n) == nicinfo.LabelEmulated:
+		return noPCIe(n, w, name+" is an emulated NIC (a hypervisor's model of a real chip): its PCIe link is emulated and its speed nominal", false)
 	}
 	links := linkParams(path, vfs, ports.idleBut(n))
 	if len(links) == 0 {
@@ -175,7 +179,9 @@ func ForPorts(n *nicinfo.NIC, ports Ports, path *pcie.Path, w Workload) (*Budget
 		b.LimitingHop = pcie.Address(res.Hops[res.Hop].Addr)
 		if h := b.Hop(b.LimitingHop); h != nil {
 			b.SpeedLimitedBy, b.WidthLimitedBy = h.SpeedLimitedBy, h.WidthLimitedBy
-			b.LimitedBy = limiter(h)
+			if !h.Downgraded { // a link trained below both ends: no slot's end limits it
+				b.LimitedBy = limiter(h)
+			}
 		}
 	}
 	if res.AtCapability != nil {

@@ -135,7 +135,7 @@ const (
 	basisDPDK     = "pcie-bench/pcie-model niantic.py with the DPDK PMD: polling (no interrupts), doorbells per 32-packet burst (M); assumes a DPDK application owns the device"
 	basisMLX5     = "assumed: 16 B RX WQE, 64 B TX WQE, 64 B CQEs, TX CQEs per 8 packets; no CQE compression or inline WQEs, so pessimistic"
 	basisMLX4     = "assumed like mlx5 (16 B RX WQE, 64 B TX WQE, 64 B CQEs, no CQE compression); pessimistic"
-	basisATL1C    = "assumed (the CCR2004-1G-2XS-PCIe host side exposes atl1c-compatible functions)"
+	basisATL1C    = "assumed for atl1c (Atheros AR813x/AR815x/AR816x and whatever else its driver binds): descriptors fetched 8 at a time and written back one by one, an interrupt per 32 packets; not taken from atl1c sources"
 	basisGeneric  = "generic: no profile for this driver; assumes 16 B descriptors fetched 8 at a time and written back one by one (pessimistic)"
 	basisVirtual  = "virtual device: the PCIe link it reports is emulated, so the PCIe model does not apply"
 )

@@ -97,3 +97,18 @@ func TestProfileValues(t *testing.T) {
 		t.Errorf("igb normalized: %+v %v", n, err)
 	}
 }
+
+// The atl1c profile's basis is about the driver, not one device it may
+// serve: an AR8151 on a desktop board (1969:1083) is told nothing about a
+// MikroTik router card whose host side atl1c also binds.
+func TestProfileBasisAR8151(t *testing.T) {
+	_, basis := ProfileFor("atl1c", 0x1969, 0x1083)
+	for _, w := range []string{"CCR2004", "MikroTik", "router card"} {
+		if strings.Contains(basis, w) {
+			t.Errorf("the AR8151's DMA profile basis names %q: %s", w, basis)
+		}
+	}
+	if !strings.Contains(basis, "atl1c") {
+		t.Errorf("basis %q does not say it is atl1c's", basis)
+	}
+}

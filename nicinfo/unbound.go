@@ -35,17 +35,46 @@ type NoNetdevFunction struct {
 	// IOMMUGroup is the function's IOMMU group number ("" without one);
 	// vfio-pci needs one.
 	IOMMUGroup string `json:"iommu_group,omitempty"`
+	// OtherNetns is set when the function has a netdev that is not in the
+	// network namespace the root's sysfs shows (nicdiag runs in a
+	// container or `ip netns exec`): its net directory is there, empty.
+	OtherNetns bool `json:"netdev_in_other_netns,omitempty"`
 	// Missing names what could not be read, as in NIC.Missing.
 	Missing []string `json:"missing,omitempty"`
 }
 
-// Note is "no netdev (DRIVER)" for a function bound to a driver, or "no
-// driver" for an unbound one.
+// Note is "no netdev (DRIVER)" for a function bound to a driver, "netdev
+// in another network namespace (DRIVER)" for one whose netdev this
+// namespace does not see, or "no driver" for an unbound one.
 func (f *NoNetdevFunction) Note() string {
-	if f.Driver == "" {
+	switch {
+	case f.Driver == "":
 		return "no driver"
+	case f.OtherNetns:
+		return "netdev in another network namespace (" + f.Driver + ")"
 	}
 	return "no netdev (" + f.Driver + ")"
+}
+
+// netdevElsewhere reports whether the function at dir has a netdev sysfs
+// does not show: the kernel makes the net directory (under the function,
+// or under its virtioN child) with the first netdev, and a namespace's
+// sysfs lists only its own netdevs in it.
+func netdevElsewhere(o options, dir string) bool {
+	dirs := []string{dir + "/net"}
+	if ents, err := o.root.ReadDir(dir); err == nil {
+		for _, e := range ents {
+			if strings.HasPrefix(e, "virtio") {
+				dirs = append(dirs, dir+"/"+e+"/net")
+			}
+		}
+	}
+	for _, d := range dirs {
+		if ents, err := o.root.ReadDir(d); err == nil && len(ents) == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // NoNetdev returns every network-class PCI function under the root that has
@@ -107,7 +136,7 @@ func readNoNetdev(ctx context.Context, o options, addr pcie.Address, iommu strin
 		q.Add(f.VendorID, f.DeviceID, f.SubsystemVendor, f.SubsystemDevice, f.Class)
 	}
 	return NoNetdevFunction{PCIFunction: *n.PCI, NUMANode: n.NUMANode, LocalCPUs: n.LocalCPUs,
-		IOMMUGroup: iommu, Missing: n.Missing}
+		IOMMUGroup: iommu, Missing: n.Missing, OtherNetns: err == nil && n.PCI.Driver != "" && netdevElsewhere(o, dir)}
 }
 
 // pciCandidates lists the network-class functions under /sys/bus/pci/devices

@@ -222,3 +222,28 @@ func BenchmarkNoNetdevLive(b *testing.B) {
 		}
 	}
 }
+
+// A function whose netdev lives in another network namespace: sysfs keeps
+// its net directory, empty, in the namespace looking (the i350 tree with
+// enp1s0f1's entries taken out, as a container's sysfs shows it). Its note
+// says so; one whose net directory is gone is "no netdev" as before.
+func TestNoNetdevOtherNamespace(t *testing.T) {
+	dir := copyTree(t, needSnap(t, "i350-minipcie-x1"))
+	fn1 := filepath.Join(dir, "sys/devices/pci0000:00/0000:00:1c.0/0000:01:00.1")
+	for _, p := range []string{fn1 + "/net/enp1s0f1", filepath.Join(dir, "sys/class/net/enp1s0f1")} {
+		if err := os.RemoveAll(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fs, err := NoNetdev(context.Background(), WithRoot(dir), WithPCIIDs("testdata/pci.ids"))
+	if err != nil || len(fs) != 1 || !fs[0].OtherNetns || fs[0].Note() != "netdev in another network namespace (igb)" {
+		t.Fatalf("got %+v, %v", fs, err)
+	}
+	if err := os.Remove(fn1 + "/net"); err != nil {
+		t.Fatal(err)
+	}
+	fs, err = NoNetdev(context.Background(), WithRoot(dir), WithPCIIDs("testdata/pci.ids"))
+	if err != nil || len(fs) != 1 || fs[0].OtherNetns || fs[0].Note() != "no netdev (igb)" {
+		t.Fatalf("without a net directory: %+v, %v", fs, err)
+	}
+}

@@ -275,18 +275,11 @@ func (w *walker) end(addr, dir string) *End {
 		e.PhysFn = Address(path.Base(t))
 	}
 	e.AER = readAER(r, dir)
-	b, err := r.ReadFile(dir + "/config")
-	switch {
-	case err != nil:
-		e.ConfigNote = "config: " + readReason(err)
-	default:
-		c, err := DecodeConfig(b)
-		if err != nil {
-			e.ConfigNote = err.Error()
-			break
-		}
+	if c, note := readConfigFile(r, dir+"/config"); c == nil {
+		e.ConfigNote = note
+	} else {
 		e.Config = c
-		e.ConfigNote = c.Note
+		e.ConfigNote = note
 		// Fill each ID the sysfs files did not give from the config header.
 		if e.VendorID == 0 {
 			e.VendorID = c.VendorID

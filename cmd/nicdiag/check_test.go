@@ -77,9 +77,47 @@ func TestExplainText(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d", code)
 	}
-	for _, want := range []string{"1974 Mb/s", "1435 (1367–1488)", "PCIe-bound at the link of 0000:00:1c.0", "port-limited (speed by device, width by port)", "2.5 GT/s x1"} {
+	for _, want := range []string{"1974 Mb/s", "1435 Mb/s (1367–1488)", "PCIe-bound at the link of 0000:00:1c.0", "port-limited (speed by device, width by port)", "2.5 GT/s x1"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("explain output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestExplainOutputItems: what an expert reading explain would flag. A
+// link that trained below what both its ends support is named so, not
+// "device-limited"; the AR8151's DMA profile does not cite a router card;
+// an emulated e1000's nominal 1000 Mb/s is no line rate; --port-speed 2.5
+// reads 2.5 Mb/s.
+func TestExplainOutputItems(t *testing.T) {
+	for _, c := range []struct {
+		snap, iface string
+		args        []string
+		want, not   []string
+	}{
+		{"ccr2004-gen1-x1", "enp1s0f0", nil,
+			[]string{"trained down: it runs at 2.5 GT/s x1 where both ends support 8 GT/s x8", "pcie.link_downgraded"},
+			[]string{"device-limited", "port-limited"}},
+		{"ar8151-desktop", "enp3s0", nil, []string{"DMA profile basis: assumed for atl1c"}, []string{"CCR2004"}},
+		{"qemu-lab-links", "eth0", nil,
+			[]string{"eth0 is an emulated NIC", "no physical ceiling known"}, []string{"987 Mb/s", "Ethernet-bound"}},
+		{"qemu-lab-links", "eth0", []string{"--port-speed", "2.5"},
+			[]string{"1 port(s) at 2.5 Mb/s", "Ceiling: 2.5 Mb/s of frames per direction"}, []string{"3 Mb/s"}},
+	} {
+		args := append(append([]string{"--root", snaps + c.snap, "explain"}, c.args...), c.iface)
+		out, stderr, code := runCLI(t, args...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%v: output lacks %q:\n%s", args, w, out)
+			}
+		}
+		for _, w := range c.not {
+			if strings.Contains(out, w) {
+				t.Errorf("%v: output says %q:\n%s", args, w, out)
+			}
 		}
 	}
 }

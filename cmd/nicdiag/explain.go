@@ -166,7 +166,10 @@ func renderBudget(w io.Writer, b *budget.Budget) {
 	switch b.Bound {
 	case budget.BoundPCIe:
 		fmt.Fprintf(w, ", PCIe-bound at the link of %s (%s)", b.LimitingHop, dirWords(b.LimitingDirection))
-		if b.LimitedBy != "" {
+		if h := b.Hop(b.LimitingHop); h != nil && h.Downgraded {
+			fmt.Fprintf(w, ", trained down: it runs at %s where both ends support %s (a riser, the slot's wiring, or a link that retrained lower: pcie.link_downgraded in `nicdiag check`)",
+				speedWidth(h.Speed, h.Width), speedWidth(h.CapableSpeed, h.CapableWidth))
+		} else if b.LimitedBy != "" {
 			fmt.Fprintf(w, ", %s-limited", b.LimitedBy)
 			if h := b.Hop(b.LimitingHop); h != nil {
 				fmt.Fprint(w, limitedBy(h))

@@ -1,0 +1,34 @@
+package pcie
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/nicdiag/nicdiag/internal/fsroot"
+)
+
+// readConfigFile reads and decodes the config file at p (ReadConfig: only
+// the bytes decoded). note says why there is no Config: "config: " and
+// why the file could not be read, or the decoder's error.
+func readConfigFile(r fsroot.Root, p string) (c *Config, note string) {
+	f, err := r.Open(p)
+	if err != nil {
+		return nil, "config: " + readReason(err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, "config: " + readReason(err)
+	case !fi.Mode().IsRegular():
+		return nil, "config: " + readReason(fmt.Errorf("%s is not a regular file", p))
+	}
+	c, err = ReadConfig(f, int(min(fi.Size(), maxConfig)))
+	switch {
+	case err == nil:
+		return c, c.Note
+	case errors.Is(err, ErrConfigTruncated), errors.Is(err, ErrCapList), errors.Is(err, ErrNoDevice):
+		return nil, err.Error()
+	}
+	return nil, "config: " + readReason(err)
+}
