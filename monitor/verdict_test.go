@@ -930,6 +930,10 @@ func TestJudgeUnknown(t *testing.T) {
 		if !strings.Contains(v.Summary, "moved almost nothing") {
 			t.Errorf("summary %s", v.Summary)
 		}
+		// Every NIC sampled is listed, at no traffic, as the JSON always had it.
+		if len(v.Traffic) != 4 || v.Traffic[0].NIC != "enp1s0f0" || v.Traffic[3].Direction != "tx" || v.Traffic[1].AchievedMbps != 0 {
+			t.Errorf("traffic %+v", v.Traffic)
+		}
 	})
 	t.Run("a trickle", func(t *testing.T) {
 		// Under 1 Mb/s and 1000 frames/s at its busiest: no run.

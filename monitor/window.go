@@ -110,6 +110,9 @@ func (w *Window) Verdict() Verdict {
 	w.losses.offer(j, &v)
 	v.BusiestCPU = j.cpu.busiest()
 	if w.span.first == nil {
+		for _, u := range w.losses.nics { // every NIC sampled, at no traffic
+			v.Traffic = append(v.Traffic, Traffic{NIC: u.name, Direction: "rx"}, Traffic{NIC: u.name, Direction: "tx"})
+		}
 		v.Bound = BoundUnknown
 		// No finding: an idle host is no news.
 		v.Summary = fmt.Sprintf("the sampled NICs moved almost nothing (at most %s, %s frames/s, in %d samples): there is no run to judge",
