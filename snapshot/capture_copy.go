@@ -31,6 +31,7 @@ type copier struct {
 	fatal    error // a write error in dst, or a cap of lim reached
 	entries  int   // files, symlinks and directories written
 	bytes    int64 // file bytes written
+	blocks   int64 // entryBlock for each entry, charged to MaxBytes as Open does
 	dirs     *pathSet
 	listed   int // directory names listed
 }
@@ -102,7 +103,12 @@ func (c *copier) count(p string) bool {
 			c.fatal = c.limit("MaxEntries", int64(c.lim.MaxEntries), "files, directories and symlinks", p)
 			return c.fatal
 		}
+		if c.bytes+c.blocks+entryBlock > c.lim.MaxBytes {
+			c.fatal = c.limit("MaxBytes", c.lim.MaxBytes, fmt.Sprintf("the files' bytes and their entries' blocks (%d bytes each)", entryBlock), p)
+			return c.fatal
+		}
 		c.entries++
+		c.blocks += entryBlock
 		return nil
 	}
 	rel := strings.TrimPrefix(p, "/")
@@ -151,11 +157,11 @@ func (c *copier) write(p string, b []byte) {
 		c.skip(p, err)
 		return
 	}
-	if int64(len(b)) > c.lim.MaxBytes-c.bytes {
-		c.fatal = c.limit("MaxBytes", c.lim.MaxBytes, "the files' bytes", p)
+	if !c.count(p) {
 		return
 	}
-	if !c.count(p) {
+	if int64(len(b)) > c.lim.MaxBytes-c.bytes-c.blocks {
+		c.fatal = c.limit("MaxBytes", c.lim.MaxBytes, "the files' bytes and their entries' blocks", p)
 		return
 	}
 	dst := c.out(p)

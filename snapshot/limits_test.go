@@ -170,7 +170,7 @@ func TestUnpackLimits(t *testing.T) {
 }
 
 // An archive exactly at every cap unpacks; one entry or byte less refuses
-// it. MaxBytes counts the decompressed stream.
+// it. MaxBytes counts the decompressed stream and a block per entry.
 func TestUnpackAtLimits(t *testing.T) {
 	a := archive(t, entry{name: "sys/", typ: tar.TypeDir}, entry{name: "sys/a", typ: tar.TypeReg, body: strings.Repeat("x", 100)}, entry{name: "sys/b", typ: tar.TypeReg, body: strings.Repeat("y", 50)})
 	zr, err := gzip.NewReader(bytes.NewReader(a))
@@ -178,6 +178,7 @@ func TestUnpackAtLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	size, _ := io.Copy(io.Discard, zr)
+	size += 3 * entryBlock
 	at := Limits{MaxEntries: 3, MaxFileBytes: 100, MaxBytes: size}
 	if err := Unpack(context.Background(), bytes.NewReader(a), t.TempDir(), WithLimits(at)); err != nil {
 		t.Fatalf("at the limits %+v: %v", at, err)

@@ -30,8 +30,20 @@ const (
 	maxPathBytes = 1024
 )
 
+// entryBlock is what MaxBytes charges each entry and each directory an
+// entry implies, besides the stream: what a directory or a small file
+// takes on disk (a block of ext4 or xfs, a page of tmpfs), and a measure
+// of the time an inode costs to make and remove. The tar stream holds 512
+// bytes for a header and nothing for an implied directory: uncharged,
+// 3,000 entries of 62 nested directories (a 23 KB archive) took 690 MB
+// of disk and 84 s, 199,000 empty files (1.4 MB) 32 s.
+const entryBlock = 4096
+
 // entryHook, when not nil, is called with each archive entry (tests).
 var entryHook func(*tar.Header)
+
+// mkdir makes a directory of the unpacked tree (a variable for tests).
+var mkdir = os.Mkdir
 
 // Unpack extracts a gzip-compressed tar stream into dir (empty or absent),
 // refusing entries that would land or point outside dir (ErrUnsafeArchive)
@@ -42,6 +54,9 @@ var entryHook func(*tar.Header)
 func Unpack(ctx context.Context, r io.Reader, dir string, opts ...OpenOption) error {
 	o := openOpts(opts)
 	if err := emptyDir(dir); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	return newUnpacker(ctx, dir, o.limits).run(r)
@@ -77,6 +92,7 @@ type unpacker struct {
 	links   *pathSet // the symlinks made so far
 	dirs    *pathSet // the directories made so far, explicit or implied
 	entries int
+	blocks  int64  // entryBlock for each entry counted, charged to MaxBytes
 	stream  *meter // the decompressed tar stream
 	cur     string // the entry being unpacked
 }
@@ -86,9 +102,9 @@ func newUnpacker(ctx context.Context, dir string, lim Limits) *unpacker {
 }
 
 // meter counts the decompressed stream that the tar reader consumes,
-// headers and padding included, refuses it past MaxBytes (a chain of PAX
-// headers is read inside one tar.Reader.Next), and notices a cancelled
-// context between reads.
+// headers and padding included, refuses it once it and the entries'
+// blocks go past MaxBytes (a chain of PAX headers is read inside one
+// tar.Reader.Next), and notices a cancelled context between reads.
 type meter struct {
 	u *unpacker
 	r io.Reader
@@ -100,13 +116,13 @@ func (m *meter) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	max := m.u.lim.MaxBytes
-	left := max - m.n
+	left := max - m.n - m.u.blocks
 	if left <= 0 {
 		// One byte more tells a stream of exactly max bytes from a longer one.
 		var one [1]byte
 		n, err := m.r.Read(one[:])
 		if n > 0 {
-			return 0, m.u.limit("MaxBytes", max, "the decompressed archive", m.n+1)
+			return 0, m.u.limit("MaxBytes", max, "the decompressed archive and its entries' blocks", m.n+1)
 		}
 		return 0, err
 	}
@@ -160,12 +176,17 @@ func (u *unpacker) read(r io.Reader) error {
 	}
 }
 
-// count counts one more entry or implied directory.
+// count counts one more entry or implied directory, and charges it a
+// block against MaxBytes.
 func (u *unpacker) count() error {
 	if u.entries >= u.lim.MaxEntries {
 		return u.limit("MaxEntries", int64(u.lim.MaxEntries), "files, directories and symlinks", u.stream.n)
 	}
+	if u.stream.n+u.blocks+entryBlock > u.lim.MaxBytes {
+		return u.limit("MaxBytes", u.lim.MaxBytes, fmt.Sprintf("the decompressed archive and its entries' blocks (%d bytes each)", entryBlock), u.stream.n)
+	}
 	u.entries++
+	u.blocks += entryBlock
 	return nil
 }
 
@@ -197,10 +218,10 @@ func (u *unpacker) entry(tr *tar.Reader, h *tar.Header) error {
 	}
 	switch h.Typeflag {
 	case tar.TypeDir:
-		u.dirs.add(name)
-		if dst != "" {
-			return os.MkdirAll(dst, 0o755)
+		if u.dirs.has(name) {
+			return nil // made already, as a parent or by an earlier entry
 		}
+		return u.mkdir(name)
 	case tar.TypeReg:
 		return u.file(tr, h, dst)
 	case tar.TypeSymlink:
@@ -209,9 +230,6 @@ func (u *unpacker) entry(tr *tar.Reader, h *tar.Header) error {
 		}
 		u.links.add(name)
 		if dst != "" {
-			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-				return err
-			}
 			return os.Symlink(h.Linkname, dst)
 		}
 	default:
@@ -222,8 +240,9 @@ func (u *unpacker) entry(tr *tar.Reader, h *tar.Header) error {
 
 // parents refuses an entry under a symlink unpacked before (writing
 // through it could land outside dir, or elsewhere than it reads), and
-// counts the parent directories it implies. In memory: no system call per
-// parent, so depth costs no more than the name's length.
+// counts and makes the parent directories it implies that are not made
+// yet, outermost first. Which are made is known in memory: each
+// directory costs one mkdir, however many entries lie below it.
 func (u *unpacker) parents(name string) error {
 	if len(u.links.m) > 0 {
 		for i := 0; i < len(name); i++ {
@@ -232,14 +251,38 @@ func (u *unpacker) parents(name string) error {
 			}
 		}
 	}
-	return u.dirs.newParents(name, func(string) error { return u.count() })
+	var ends [maxDepth]int // where each parent not made yet ends, innermost first
+	n := 0
+	for i := lastSlash(name); i > 0 && !u.dirs.has(name[:i]); i = lastSlash(name[:i]) {
+		ends[n] = i
+		n++
+	}
+	for k := n - 1; k >= 0; k-- {
+		if err := u.count(); err != nil {
+			return err
+		}
+		if err := u.mkdir(name[:ends[k]]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mkdir records the directory p (relative, its parents made, counted)
+// and makes it when the unpacker writes.
+func (u *unpacker) mkdir(p string) error {
+	u.dirs.add(p)
+	if u.dir == "" {
+		return nil
+	}
+	return mkdir(filepath.Join(u.dir, filepath.FromSlash(p)), 0o755)
 }
 
 // file writes a regular file's data to dst (or, with dst "", reads and
 // counts it): at most MaxFileBytes, and no further than MaxBytes of the
 // stream, counting what arrives whatever the header said.
 func (u *unpacker) file(tr io.Reader, h *tar.Header, dst string) error {
-	fileMax, left := u.lim.MaxFileBytes, u.lim.MaxBytes-u.stream.n
+	fileMax, left := u.lim.MaxFileBytes, u.lim.MaxBytes-u.stream.n-u.blocks
 	if h.Size > fileMax {
 		return u.limit("MaxFileBytes", fileMax, fmt.Sprintf("a file of %d bytes", h.Size), u.stream.n)
 	}
@@ -249,9 +292,6 @@ func (u *unpacker) file(tr io.Reader, h *tar.Header, dst string) error {
 	var f *os.File
 	w := io.Discard
 	if dst != "" {
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return err
-		}
 		var err error
 		if f, err = os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err != nil {
 			return err

@@ -29,7 +29,8 @@ anywhere with --root.
 With --root, the snapshot read may be hostile, and what is copied is bounded:
 FIFOs and devices are never opened, a file over 64 MiB or a symlink leaving
 the root is skipped (each listed in nicdiag-snapshot.json), and more than
-200000 files or 256 MiB in all is refused. A .tar.gz given to --root is held
+200000 files or 256 MiB in all (4 KiB charged to each file, directory and
+symlink besides its bytes) is refused. A .tar.gz given to --root is held
 to the same caps before anything is unpacked.
 
 Examples:
