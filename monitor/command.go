@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -33,8 +34,9 @@ const killAfter = 5 * time.Second
 
 // prepareCommand gives cmd a process group of its own, unless its
 // SysProcAttr already places it (a session, a group, the terminal's
-// foreground), and adds marker to its environment. It reports whether the
-// command will lead a group of its own.
+// foreground), and a parent-death signal, SIGKILL, unless it has one (see
+// startCommand), and adds marker to its environment. It reports whether
+// the command will lead a group of its own.
 func prepareCommand(cmd *exec.Cmd, marker string) (ownGroup bool) {
 	var a syscall.SysProcAttr
 	if cmd.SysProcAttr != nil {
@@ -42,6 +44,9 @@ func prepareCommand(cmd *exec.Cmd, marker string) (ownGroup bool) {
 	}
 	if !a.Setsid && !a.Setpgid && !a.Foreground {
 		a.Setpgid, a.Pgid = true, 0
+	}
+	if a.Pdeathsig == 0 {
+		a.Pdeathsig = syscall.SIGKILL
 	}
 	cmd.SysProcAttr = &a
 	env := cmd.Env
@@ -64,14 +69,14 @@ func prepareCommand(cmd *exec.Cmd, marker string) (ownGroup bool) {
 // (Stdout set to a bytes.Buffer, say): Wait returns only when that process
 // has closed it too.
 func startCommand(cmd *exec.Cmd, ended func()) (exited <-chan struct{}, done <-chan CommandResult, err error) {
-	if err := cmd.Start(); err != nil {
+	exit := make(chan struct{})
+	if err := startLocked(cmd, exit); err != nil {
 		name := cmd.Path
 		if len(cmd.Args) > 0 {
 			name = cmd.Args[0]
 		}
 		return nil, nil, &startError{name: name, err: err}
 	}
-	exit := make(chan struct{})
 	markExit := sync.OnceFunc(func() {
 		close(exit)
 		ended()
@@ -110,6 +115,28 @@ func startCommand(cmd *exec.Cmd, ended func()) (exited <-chan struct{}, done <-c
 		res <- r
 	}()
 	return exit, res, nil
+}
+
+// startLocked starts cmd from a goroutine locked to its thread until exit
+// is closed. The kernel sends the parent-death signal (SysProcAttr.
+// Pdeathsig) when the thread that forked the child ends, not the process:
+// a Go thread ends when a goroutine locked to it exits (some lock one to
+// change its network namespace, then exit), so a command started from a
+// pooled thread could be killed in the middle of the run. Locked here,
+// the thread lives as long as the command, and ends with the process:
+// killed with SIGKILL, nicdiag takes its command with it.
+func startLocked(cmd *exec.Cmd, exit <-chan struct{}) error {
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		err := cmd.Start()
+		started <- err
+		if err == nil {
+			<-exit
+		}
+		// Returning still locked ends the thread: the command has exited.
+	}()
+	return <-started
 }
 
 // endCommand ends the run's command and everything it started, and returns
