@@ -79,8 +79,10 @@ with "type" "start", "sample" and "summary", flushed per sample.
 Exit code: per the findings (0, 1, 2), also after Ctrl-C or SIGTERM, or 3 if
 the command could not start. The command's own status is in the summary
 ("command": "exit_code", "error"); it does not become nicdiag's. If the run
-has not ended 1.5 s after a signal, nicdiag ends it and exits 130 (SIGINT) or
-143 (SIGTERM).
+has not ended 1.2 s after a signal (a second signal halves the time left),
+nicdiag ends it and exits 130 (SIGINT) or 143 (SIGTERM) within 1.5 s. The
+command dies with nicdiag, also when nicdiag is killed (SIGKILL is its
+parent-death signal).
 
 Hard-IRQ time shows as "-" (JSON null) when the kernel does not account it.
 
