@@ -234,44 +234,19 @@ func readPCIIDs(f *os.File, p string, q *PCIQuery) (*PCINames, error) {
 			return nil, err
 		}
 	} else {
-		data, done, err := mapFile(f)
+		fi, err := f.Stat()
 		if err != nil {
 			return nil, err
 		}
-		n = scanPCIIDs(data, q) // names are copied out of the mapping
-		done()
+		if fi.Size() > maxPCIIDs {
+			return nil, fmt.Errorf("%w: pci.ids larger than %d bytes", ErrMalformed, maxPCIIDs)
+		}
+		if n, err = scanPCIIDsAt(f, fi.Size(), q); err != nil {
+			return nil, err
+		}
 	}
 	n.source = p
 	return n, nil
-}
-
-// readSized reads a whole file into one buffer of its size.
-func readSized(f *os.File) ([]byte, error) {
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if fi.Size() > maxPCIIDs {
-		return nil, fmt.Errorf("%w: pci.ids larger than %d bytes", ErrMalformed, maxPCIIDs)
-	}
-	buf := make([]byte, 0, fi.Size()+1)
-	return readAllInto(buf, io.LimitReader(f, maxPCIIDs+1))
-}
-
-func readAllInto(b []byte, r io.Reader) ([]byte, error) {
-	for {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		m, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+m]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return b, err
-		}
-	}
 }
 
 // LookupNames reads the names q asks for from the pci.ids that List would

@@ -1,6 +1,7 @@
 package nicinfo
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -128,6 +129,20 @@ func FuzzScanPCIIDs(f *testing.F) {
 		var q PCIQuery
 		q.Add(0x8086, 0x1521, 0x8086, 0x0001, 0x020000)
 		n := scanPCIIDs(b, &q)
+		// A window of 24 bytes, whose edges fall inside lines, reads the
+		// same names where no line is longer (cut to it otherwise).
+		small, err := scanWindowed(bytes.NewReader(b), int64(len(b)), &q, 24)
+		if err != nil {
+			t.Fatal(err)
+		}
+		longest := 0
+		for _, l := range bytes.Split(b, []byte("\n")) {
+			longest = max(longest, len(l))
+		}
+		if longest < 24 && (small.Vendor(0x8086) != n.Vendor(0x8086) || small.Device(0x8086, 0x1521) != n.Device(0x8086, 0x1521) ||
+			small.subsystem(0x8086, 0x1521, 0x8086, 1) != n.subsystem(0x8086, 0x1521, 0x8086, 1) || small.class(0x020000) != n.class(0x020000)) {
+			t.Fatalf("a 24-byte window reads other names: %+v; %+v", small, n)
+		}
 		for _, s := range []string{n.Vendor(0x8086), n.Device(0x8086, 0x1521), n.subsystem(0x8086, 0x1521, 0x8086, 1), n.class(0x020000)} {
 			if s != "" && !strings.Contains(text.Clean(string(b)), s) {
 				t.Fatalf("name %q is not in the input", s)
