@@ -10,15 +10,19 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/nicdiag/nicdiag/internal/fsroot"
 )
 
 // Pack writes the directory dir as a gzip-compressed tar stream: entries in
 // lexical order, names relative to dir (never a leading "/"), symlinks kept
 // as the relative links they are. Anything but directories, regular files
-// and symlinks is an error.
+// and symlinks is an error; so is a file that is none by the time it is
+// opened (each is opened beneath dir, as a snapshot's files are read).
 func Pack(ctx context.Context, w io.Writer, dir string) error {
 	zw := gzip.NewWriter(w)
 	tw := tar.NewWriter(zw)
+	root := fsroot.New(dir)
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -54,15 +58,15 @@ func Pack(ctx context.Context, w io.Writer, dir string) error {
 			h.Typeflag, h.Name, h.Mode = tar.TypeDir, rel+"/", 0o755
 			return tw.WriteHeader(h)
 		case fi.Mode().IsRegular():
-			h.Typeflag, h.Size, h.Mode = tar.TypeReg, fi.Size(), 0o644
-			if err := tw.WriteHeader(h); err != nil {
-				return err
-			}
-			f, err := os.Open(p)
+			f, err := root.Open("/" + rel) // beneath dir, its type checked before the open
 			if err != nil {
 				return err
 			}
 			defer f.Close()
+			h.Typeflag, h.Size, h.Mode = tar.TypeReg, fi.Size(), 0o644
+			if err := tw.WriteHeader(h); err != nil {
+				return err
+			}
 			_, err = io.CopyN(tw, f, fi.Size())
 			return err
 		}

@@ -15,6 +15,9 @@ const oSearch = 0
 // openat2Beneath: only Linux has openat2; the walk does its work.
 func openat2Beneath(root int, rel string, flags int) (int, error) { return -1, unix.ENOSYS }
 
+// reopen: without O_PATH there is nothing to reopen.
+func reopen(fd, flags int) (int, error) { return -1, unix.ENOSYS }
+
 // fdPath: no /proc/self/fd to ask.
 func fdPath(fd int) (string, bool) { return "", false }
 

@@ -28,6 +28,12 @@ func openat2(dir int, name string, flags int, resolve uint64) (int, error) {
 	return retry(func() (int, error) { return unix.Openat2(dir, name, &how) })
 }
 
+// reopen opens what the O_PATH descriptor fd stands for with flags (plus
+// O_CLOEXEC), through its magic link in /proc/self/fd.
+func reopen(fd, flags int) (int, error) {
+	return retry(func() (int, error) { return unix.Open("/proc/self/fd/"+strconv.Itoa(fd), flags|unix.O_CLOEXEC, 0) })
+}
+
 // fdPath returns the path the kernel has for an open descriptor, from
 // /proc/self/fd; ok is false when /proc cannot say.
 func fdPath(fd int) (string, bool) {

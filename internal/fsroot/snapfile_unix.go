@@ -5,18 +5,20 @@ package fsroot
 // The reads under a snapshot root, each opened beneath it.
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
 
-// openSnap opens the regular file at p under a snapshot root, without
-// blocking, refusing anything else with ErrNotRegular; the descriptor is
-// left in blocking mode.
+// openSnap opens the regular file at p under a snapshot root, refusing
+// anything else with ErrNotRegular before it is opened (openFileBeneath);
+// the descriptor is in blocking mode.
 func (r Root) openSnap(p string) (*os.File, error) {
-	fd, err := r.openBeneath("open", p, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY)
+	fd, err := r.openFileBeneath(p)
 	if err != nil {
 		return nil, err
 	}
@@ -25,7 +27,7 @@ func (r Root) openSnap(p string) (*os.File, error) {
 
 // readIntoSnap reads the regular file at p under a snapshot root into buf.
 func (r Root) readIntoSnap(p string, buf []byte, max int) ([]byte, error) {
-	fd, err := r.openBeneath("open", p, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY)
+	fd, err := r.openFileBeneath(p)
 	if err != nil {
 		return buf, err
 	}
@@ -35,6 +37,57 @@ func (r Root) readIntoSnap(p string, buf []byte, max int) ([]byte, error) {
 		return buf, &fs.PathError{Op: op, Path: r.Path(p), Err: err}
 	}
 	return buf, nil
+}
+
+// forceNoProc makes tests take openFileBeneath's way without /proc.
+var forceNoProc atomic.Bool
+
+// errChanged is returned for a file that another took the place of
+// between its type check and its open.
+var errChanged = errors.New("changed while opened")
+
+// openFileBeneath opens the file at p under a snapshot root for reading
+// (O_NONBLOCK where the open is the check), with its type checked before
+// a driver sees an open: where there is O_PATH, p is opened with it
+// (which runs no device's or FIFO's open), fstat'ed, and only a regular
+// file is opened for reading, through /proc/self/fd: the same inode, with
+// no second lookup that a rename could redirect. Without /proc it is
+// opened beneath the root again and kept only if it is the same inode
+// (a device put in its place in between would have seen that open).
+// Without O_PATH (the BSDs) the open comes first, non-blocking, and the
+// caller's fstat refuses what is not a regular file.
+func (r Root) openFileBeneath(p string) (int, error) {
+	const flags = unix.O_RDONLY | unix.O_NONBLOCK | unix.O_NOCTTY
+	if oSearch == 0 {
+		return r.openBeneath("open", p, flags)
+	}
+	pfd, err := r.openBeneath("open", p, oSearch)
+	if err != nil {
+		return -1, err
+	}
+	defer unix.Close(pfd)
+	var st unix.Stat_t
+	if err := unix.Fstat(pfd, &st); err != nil {
+		return -1, &fs.PathError{Op: "stat", Path: r.Path(p), Err: err}
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return -1, &fs.PathError{Op: "open", Path: r.Path(p), Err: ErrNotRegular}
+	}
+	if !forceNoProc.Load() {
+		if fd, err := reopen(pfd, unix.O_RDONLY|unix.O_NOCTTY); err == nil {
+			return fd, nil
+		}
+	}
+	fd, err := r.openBeneath("open", p, flags)
+	if err != nil {
+		return -1, err
+	}
+	var again unix.Stat_t
+	if err := unix.Fstat(fd, &again); err != nil || again.Dev != st.Dev || again.Ino != st.Ino {
+		unix.Close(fd)
+		return -1, &fs.PathError{Op: "open", Path: r.Path(p), Err: errChanged}
+	}
+	return fd, nil
 }
 
 // readDirSnap lists the directory at p under a snapshot root, unsorted.
