@@ -3,7 +3,8 @@
 # real-kernel tests (veth in throwaway namespaces; they skip without root), a
 # short fuzz pass over every fuzz target, the iperf3 run-verdict tests alone
 # (they measure CPU saturation), and the QEMU lab when NICDIAG_LAB=1.
-#   FUZZTIME=30s ./test.sh      fuzz longer (default 4s per target; 0 skips)
+#   FUZZTIME=30s ./test.sh      fuzz longer (default 4s per target; 0 skips;
+#                               FUZZFLOOR: the inputs a target must run)
 #   ./fuzz.sh --release         the release fuzzing: 10 minutes in all, the
 #                               corpus kept under testdata/fuzz
 set -euo pipefail
