@@ -210,12 +210,12 @@ func isUSBDevice(s string) bool {
 
 func (r *reader) readUSB(p, iface string) {
 	u := &USBDevice{Path: path.Base(p)}
-	if v, err := r.root.ReadHex(p + "/idVendor"); err != nil {
+	if v, err := r.root.ReadHex(p+"/idVendor", 4); err != nil {
 		r.missing("usb.vendor_id", err)
 	} else {
 		u.VendorID = uint16(v)
 	}
-	if v, err := r.root.ReadHex(p + "/idProduct"); err != nil {
+	if v, err := r.root.ReadHex(p+"/idProduct", 4); err != nil {
 		r.missing("usb.product_id", err)
 	} else {
 		u.ProductID = uint16(v)

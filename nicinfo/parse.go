@@ -95,7 +95,8 @@ func parseCPUMask(s string) (bool, error) {
 	return set, nil
 }
 
-// parseHexID parses a sysfs ID attribute ("0x8086") into at most bits bits.
+// parseHexID parses a sysfs ID attribute ("0x8086") of exactly bits/4
+// hex digits.
 func parseHexID(s string, bits int) (uint32, error) {
 	t := strings.TrimSpace(s)
 	t = strings.TrimPrefix(strings.TrimPrefix(t, "0x"), "0X")
@@ -105,6 +106,11 @@ func parseHexID(s string, bits int) (uint32, error) {
 	v, err := strconv.ParseUint(t, 16, bits)
 	if err != nil {
 		return 0, fmt.Errorf("%w: hex ID %q wider than %d bits", ErrMalformed, text.Clip(s), bits)
+	}
+	if len(t) != bits/4 {
+		// The kernel pads each ID to its width ("0x%06x" for a class): a
+		// shorter one was cut, and "0x02" is not class 0x000002.
+		return 0, fmt.Errorf("%w: hex ID %q is not %d digits", ErrMalformed, text.Clip(s), bits/4)
 	}
 	return uint32(v), nil
 }

@@ -46,6 +46,9 @@ func TestParseQueuesIRQsMasks(t *testing.T) {
 	if _, err := parseHexID("0x10000", 16); !errors.Is(err, ErrMalformed) {
 		t.Error("parseHexID accepted 17 bits as 16")
 	}
+	if _, err := parseHexID("0x02\n", 24); !errors.Is(err, ErrMalformed) {
+		t.Error("parseHexID accepted a class cut to 0x02")
+	}
 }
 
 // FuzzSysfsValues feeds one string to every sysfs value parser: none may

@@ -155,7 +155,7 @@ func pciCandidates(o options) ([]NoNetdevFunction, error) {
 		if !a.Valid() {
 			continue
 		}
-		if c, err := o.root.ReadHex("/sys/bus/pci/devices/" + e + "/class"); err == nil && c>>16 == 0x02 {
+		if c, err := o.root.ReadHex("/sys/bus/pci/devices/"+e+"/class", 6); err == nil && c>>16 == 0x02 {
 			g, _ := o.root.LinkBase("/sys/bus/pci/devices/" + e + "/iommu_group")
 			cands = append(cands, NoNetdevFunction{PCIFunction: PCIFunction{Address: a}, IOMMUGroup: text.Clean(g)})
 		}

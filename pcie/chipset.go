@@ -101,9 +101,9 @@ func (w *walker) chipsetHop(top End, base string) (Hop, bool) {
 			continue
 		}
 		dir := base + "/" + n
-		v, err1 := w.o.root.ReadHex(dir + "/vendor")
-		d, err2 := w.o.root.ReadHex(dir + "/device")
-		cls, err3 := w.o.root.ReadHex(dir + "/class")
+		v, err1 := w.o.root.ReadHex(dir+"/vendor", 4)
+		d, err2 := w.o.root.ReadHex(dir+"/device", 4)
+		cls, err3 := w.o.root.ReadHex(dir+"/class", 6)
 		if err1 != nil || err2 != nil || err3 != nil {
 			continue
 		}

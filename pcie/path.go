@@ -261,13 +261,13 @@ func (w *walker) end(addr, dir string) *End {
 		e.Address = ""
 		return e
 	}
-	if v, err := r.ReadHex(dir + "/vendor"); err == nil {
+	if v, err := r.ReadHex(dir+"/vendor", 4); err == nil {
 		e.VendorID = uint16(v)
 	}
-	if v, err := r.ReadHex(dir + "/device"); err == nil {
+	if v, err := r.ReadHex(dir+"/device", 4); err == nil {
 		e.DeviceID = uint16(v)
 	}
-	if v, err := r.ReadHex(dir + "/class"); err == nil {
+	if v, err := r.ReadHex(dir+"/class", 6); err == nil {
 		e.Class = v
 	}
 	e.Link = readLinkAttrs(r, dir)
@@ -307,8 +307,8 @@ func (w *walker) end(addr, dir string) *End {
 // slot) has its vendor:device ID: the functions of a multi-port NIC.
 func (w *walker) guessUnread(fns []Function, dirs map[Address]string) {
 	id := func(a Address) (uint64, bool) {
-		v, err1 := w.o.root.ReadHex(dirs[a] + "/vendor")
-		d, err2 := w.o.root.ReadHex(dirs[a] + "/device")
+		v, err1 := w.o.root.ReadHex(dirs[a]+"/vendor", 4)
+		d, err2 := w.o.root.ReadHex(dirs[a]+"/device", 4)
 		return uint64(v)<<32 | uint64(d), err1 == nil && err2 == nil
 	}
 	for i := range fns {
@@ -359,7 +359,7 @@ func (w *walker) functions(dir string) []Function {
 			if m, err := w.o.root.Mode(sub); err != nil || m&fs.ModeSymlink != 0 {
 				continue // sysfs nests functions as directories, never links
 			}
-			cls, err := w.o.root.ReadHex(sub + "/class")
+			cls, err := w.o.root.ReadHex(sub+"/class", 6)
 			f := Function{Address: Address(n), Class: cls, Network: cls>>16 == 0x02, Bridge: cls>>8 == 0x0604}
 			if !f.Bridge {
 				if l := readLinkAttrs(w.o.root, sub); l.CurrentSpeed > 0 && l.CurrentWidth > 0 {

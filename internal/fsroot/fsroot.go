@@ -170,15 +170,20 @@ func plainDecimal(b []byte) (int64, bool) {
 	return v, true
 }
 
-// ReadHex reads a hex attribute such as "0x8086" or "8086".
-func (r Root) ReadHex(p string) (uint32, error) {
+// ReadHex reads a sysfs ID attribute of exactly digits hex digits, with or
+// without "0x": the kernel pads each to its width (vendor "0x%04x", class
+// "0x%06x", a USB idVendor "%04x"), so one with fewer or more digits is
+// damaged ("0x02", a class cut short, would read as a class it is not)
+// and is an error.
+func (r Root) ReadHex(p string, digits int) (uint32, error) {
 	s, err := r.ReadString(p)
 	if err != nil {
 		return 0, err
 	}
-	v, err := strconv.ParseUint(strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X"), 16, 32)
-	if err != nil {
-		return 0, &fs.PathError{Op: "parse", Path: r.Path(p), Err: fmt.Errorf("not a hex number: %q", text.Clip(s))}
+	h := strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
+	v, err := strconv.ParseUint(h, 16, 32)
+	if err != nil || len(h) != digits {
+		return 0, &fs.PathError{Op: "parse", Path: r.Path(p), Err: fmt.Errorf("not a %d-digit hex ID: %q", digits, text.Clip(s))}
 	}
 	return uint32(v), nil
 }

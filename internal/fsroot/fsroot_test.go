@@ -61,7 +61,7 @@ func TestReadersAndErrors(t *testing.T) {
 	if v, err := r.ReadInt("/sys/class/net/eth0/mtu"); err != nil || v != 1500 {
 		t.Errorf("ReadInt = %d, %v", v, err)
 	}
-	if v, err := r.ReadHex("/sys/devices/pci0000:00/0000:00:03.0/vendor"); err != nil || v != 0x1af4 {
+	if v, err := r.ReadHex("/sys/devices/pci0000:00/0000:00:03.0/vendor", 4); err != nil || v != 0x1af4 {
 		t.Errorf("ReadHex = %#x, %v", v, err)
 	}
 	if _, err := r.ReadString("/sys/class/net/eth0/nope"); !errors.Is(err, fs.ErrNotExist) {
