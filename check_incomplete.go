@@ -22,8 +22,8 @@ import (
 // finding per (code, subject), so several causes about one subject are
 // joined into one finding at the worst of their severities. An entry whose
 // cause is only missing privilege (os.ErrPermission, but not fsroot's
-// refusals of a non-regular file or an escaping symlink) is info; any
-// other is warn.
+// refusals of a non-regular file or an escaping symlink), or a snapshot
+// that holds no /proc at all, is info; any other is warn.
 var incompleteCheck = Checker{
 	Name:  "incomplete",
 	Codes: []finding.Code{finding.NicdiagIncomplete},
@@ -49,10 +49,11 @@ var incompleteCheck = Checker{
 				subject = HostSubject
 			}
 			sev := finding.Warn
-			if onlyPrivilege(u.Err) {
+			if onlyPrivilege(u.Err) || errors.Is(u.Err, errNoProc) {
 				sev = finding.Info
 			}
 			add(subject, sev, string(u.Part), unreadSentence(u))
+			by[subject].noProc = by[subject].noProc || errors.Is(u.Err, errNoProc)
 		}
 		for _, n := range h.Selected {
 			if !n.Judged() || n.Path == nil {
@@ -68,6 +69,9 @@ var incompleteCheck = Checker{
 		for _, s := range order {
 			c := by[s]
 			fix := "Run nicdiag, or take the snapshot (`nicdiag snapshot`), as root or with CAP_SYS_ADMIN to read what it could not."
+			if c.noProc {
+				fix = "Take the snapshot with `nicdiag snapshot`, which holds /proc's interrupt and CPU files, to have the checks named above run too."
+			}
 			if c.sev > finding.Info {
 				fix = "Check that the files named are present and readable (a snapshot may lack them), then run the check again; the checks named above did not run."
 			}
@@ -86,6 +90,7 @@ var incompleteCheck = Checker{
 
 type incomplete struct {
 	sev       finding.Severity
+	noProc    bool // an entry is for a snapshot without /proc
 	sentences []string
 	evidence  map[string]string
 }

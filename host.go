@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 
 	"github.com/nicdiag/nicdiag/budget"
 	"github.com/nicdiag/nicdiag/finding"
@@ -249,8 +250,14 @@ func (h *Host) readPaths(ctx context.Context, o options) error {
 	return nil
 }
 
+// errNoProc is the cause of an Unread for a snapshot without /proc (a
+// dump of sysfs alone): what rests on /proc was not checked, and the
+// snapshot never claimed to hold it.
+var errNoProc = errors.New("the snapshot holds no /proc")
+
 // readQueues reads /proc/interrupts once and maps the queues of every
-// selected netdev onto it.
+// selected netdev onto it. Without it, the IRQ checks do not run: that is
+// in Unread whenever a netdev is selected, a file missing included.
 func (h *Host) readQueues(ctx context.Context, o options) error {
 	x, err := irq.ReadInterrupts(ctx, o.irq()...)
 	switch {
@@ -258,7 +265,10 @@ func (h *Host) readQueues(ctx context.Context, o options) error {
 		h.Interrupts = x
 	case ctx.Err() != nil:
 		return ctx.Err()
-	case !errors.Is(err, fs.ErrNotExist):
+	case !slices.ContainsFunc(h.Selected, (*NIC).Netdev):
+	case errors.Is(err, fs.ErrNotExist) && !fsroot.New(o.root).Exists("/proc"):
+		h.unread(PartInterrupts, "", errNoProc)
+	default:
 		h.unread(PartInterrupts, "", err)
 	}
 	for _, n := range h.Selected {
