@@ -59,6 +59,11 @@ var incompleteCheck = Checker{
 			if !n.Judged() || n.Path == nil {
 				continue
 			}
+			for _, e := range damagedConfig(n.Path) {
+				add(n.ID(), finding.Warn, "config "+string(e.Address), fmt.Sprintf(
+					"the config space of %s (/sys/bus/pci/devices/%s/config) is damaged (%s), so its link capability, ASPM and any Thunderbolt tunnel are unknown and the PCIe verdicts on that hop may be missing",
+					e.Address, e.Address, strings.TrimPrefix(e.ConfigNote, pcie.ConfigDamaged)))
+			}
 			if ends := needsRoot(n.Path); len(ends) > 0 {
 				add(n.ID(), finding.Info, "config space", fmt.Sprintf(
 					"the config space of %s past the 64-byte header needs root, so MPS is assumed 128 bytes and MRRS 512 (pcie.bottleneck's ceiling may be low) and ASPM and the target link speed are unknown (a link idling at a lower speed under ASPM reads as pcie.link_downgraded instead of pcie.idle_downtrained)",
@@ -112,10 +117,35 @@ func unreadSentence(u Unread) string {
 		return fmt.Sprintf("the PCIe path could not be walked, so no PCIe verdict was made (pcie.bottleneck, pcie.link_downgraded, pcie.slot_limited, pcie.idle_downtrained): %v", u.Err)
 	case PartBudget:
 		return fmt.Sprintf("the throughput budget could not be solved, so pcie.bottleneck was not judged: %v", u.Err)
+	case PartNetdev:
+		return fmt.Sprintf("what the interface sits on could not be read, so no check of its device ran (its PCIe path, driver, queues and IRQs): %v", u.Err)
 	case PartNoNetdev:
 		return fmt.Sprintf("the PCI network functions without a netdev (vfio-pci, unbound) could not be listed, so they were neither listed nor checked: %v", u.Err)
 	}
 	return fmt.Sprintf("%s could not be read: %v", u.Part, u.Err)
+}
+
+// damagedConfig returns the ends of the path whose config file is
+// damaged (pcie.ConfigDamaged), each once.
+func damagedConfig(p *pcie.Path) []pcie.End {
+	var out []pcie.End
+	seen := map[pcie.Address]bool{}
+	for _, e := range append([]pcie.End{p.Device}, hopEnds(p)...) {
+		if e.Address != "" && !seen[e.Address] && strings.HasPrefix(e.ConfigNote, pcie.ConfigDamaged) {
+			seen[e.Address] = true
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// hopEnds are both ends of each hop of p.
+func hopEnds(p *pcie.Path) []pcie.End {
+	var out []pcie.End
+	for _, hop := range p.Hops {
+		out = append(out, hop.Upstream, hop.Downstream)
+	}
+	return out
 }
 
 // needsRoot returns the addresses of the path's ends whose config space was

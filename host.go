@@ -113,6 +113,7 @@ const (
 	PartPath       Part = "PCIe path"
 	PartBudget     Part = "budget"
 	PartInterrupts Part = "irq checks"
+	PartNetdev     Part = "network interface"
 )
 
 // Unread is one thing Inspect could not read: which part, about which
@@ -212,6 +213,7 @@ func Inspect(ctx context.Context, opts ...Option) (*Host, error) {
 	h.CPUs, _ = irq.ReadCPUs(o.irq()...) // nil: the cpu checks have no answer
 	h.readIOMMU(o)
 	h.readHostFacts(o)
+	h.noteUnjoined(o)
 	return h, nil
 }
 

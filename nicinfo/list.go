@@ -56,14 +56,17 @@ func Get(ctx context.Context, name string, opts ...Option) (*NIC, error) {
 // isNetdev reports whether /sys/class/net/name is an interface directory,
 // resolving the link inside the root: one with any of an interface's
 // attribute files (a damaged one without ifindex is still an interface, its
-// Missing says what is gone), not a plain file such as bonding_masters.
+// Missing says what is gone), not a plain file such as bonding_masters. A
+// link that leads nowhere (or out of a snapshot) is an interface whose
+// directory cannot be read: its Missing says so ("sysfs").
 func isNetdev(o options, name string) bool {
 	if !validIfaceName(name) {
 		return false
 	}
 	dir, err := o.root.Realpath("/sys/class/net/" + name)
 	if err != nil {
-		return false
+		m, merr := o.root.Mode("/sys/class/net/" + name)
+		return merr == nil && m&fs.ModeSymlink != 0
 	}
 	for _, f := range []string{"ifindex", "address", "operstate", "mtu", "type"} {
 		if o.root.Exists(dir + "/" + f) {
@@ -140,25 +143,32 @@ func build(ctx context.Context, o options, ifaces []string) ([]NIC, error) {
 		}
 		r.joinVFs(pciDir, vfs)
 	}
-	if q.vendors != nil {
-		names, err := loadPCINames(o.root, o.pciIDs, &q)
-		for i := range nics {
-			f := nics[i].PCI
-			if f == nil {
-				continue
-			}
-			if err != nil {
-				nics[i].Missing = append(nics[i].Missing, "pci.names: "+namesReason(err))
-				continue
-			}
-			names.fill(f)
-		}
-	}
+	nameNICs(o, nics, &q)
 	for i := range nics {
 		sort.Strings(nics[i].Missing)
 	}
 	sort.Slice(nics, func(i, j int) bool { return nics[i].Name < nics[j].Name })
 	return nics, nil
+}
+
+// nameNICs fills in the pci.ids names of the NICs' PCI functions, which q
+// asks for, or says in their Missing why there are none.
+func nameNICs(o options, nics []NIC, q *PCIQuery) {
+	if q.vendors == nil {
+		return
+	}
+	names, err := loadPCINames(o.root, o.pciIDs, q)
+	for i := range nics {
+		f := nics[i].PCI
+		if f == nil {
+			continue
+		}
+		if err != nil {
+			nics[i].Missing = append(nics[i].Missing, "pci.names: "+namesReason(err))
+			continue
+		}
+		names.fill(f)
+	}
 }
 
 func namesReason(err error) string {

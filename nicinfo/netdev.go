@@ -105,12 +105,14 @@ func (r *reader) readNetdev(name string) (devPath string) {
 
 	dev, err := r.root.Realpath(dir + "/device")
 	if errors.Is(err, fs.ErrNotExist) {
-		if _, lerr := r.root.Readlink(dir + "/device"); lerr != nil {
+		if _, lerr := r.root.Readlink(dir + "/device"); lerr != nil && strings.HasPrefix(dir, "/sys/devices/virtual/") {
 			n.Bus = BusVirtual // no device link at all: a software interface
 			return ""
 		}
-		// The link is there but leads nowhere (a snapshot that lacks the
-		// device's directory): the join failed; the NIC is not virtual.
+		// The link is missing while the netdev sits under a device (the
+		// kernel links every such netdev to its parent), or it is there
+		// and leads nowhere (a snapshot that lacks the device's
+		// directory): the join failed; the NIC is not virtual.
 	}
 	if err != nil {
 		r.missing("device", err)

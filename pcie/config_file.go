@@ -27,8 +27,10 @@ func readConfigFile(r fsroot.Root, p string) (c *Config, note string) {
 	switch {
 	case err == nil:
 		return c, c.Note
-	case errors.Is(err, ErrConfigTruncated), errors.Is(err, ErrCapList), errors.Is(err, ErrNoDevice):
-		return nil, err.Error()
+	case errors.Is(err, ErrNoDevice):
+		return nil, err.Error() // an SR-IOV VF's header reads all ones
+	case errors.Is(err, ErrConfigTruncated), errors.Is(err, ErrCapList):
+		return nil, ConfigDamaged + err.Error()
 	}
 	return nil, "config: " + readReason(err)
 }

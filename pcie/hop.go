@@ -1,5 +1,11 @@
 package pcie
 
+// ConfigDamaged begins End.ConfigNote for a config file that does not
+// decode (an SR-IOV VF's all-ones header aside), or whose header names
+// another device than the function's vendor and device files: its capabilities (link capability, ASPM, a Thunderbolt
+// tunnel's VSEC) are unknown, not absent.
+const ConfigDamaged = "config damaged: "
+
 // End is one end of a link: a port or a device function.
 type End struct {
 	Address Address `json:"address"`
@@ -18,7 +24,9 @@ type End struct {
 	MaxReadRequest int `json:"mrrs"`
 	// Config is the decoded config space; nil when it could not be read.
 	Config *Config `json:"config,omitempty"`
-	// ConfigNote says why Config or its capabilities are missing.
+	// ConfigNote says why Config or its capabilities are missing; it
+	// begins with ConfigDamaged when the file is there but is not this
+	// function's config space.
 	ConfigNote string `json:"config_note,omitempty"`
 	// PhysFn is set on an SR-IOV virtual function: its physical function.
 	PhysFn Address `json:"physfn,omitempty"`

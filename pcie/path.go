@@ -277,6 +277,8 @@ func (w *walker) end(addr, dir string) *End {
 	e.AER = readAER(r, dir)
 	if c, note := readConfigFile(r, dir+"/config"); c == nil {
 		e.ConfigNote = note
+	} else if e.VendorID != 0 && c.VendorID != e.VendorID || e.DeviceID != 0 && c.DeviceID != e.DeviceID {
+		e.ConfigNote = fmt.Sprintf("%sits header names %04x:%04x, the vendor and device files %04x:%04x", ConfigDamaged, c.VendorID, c.DeviceID, e.VendorID, e.DeviceID)
 	} else {
 		e.Config = c
 		e.ConfigNote = note
