@@ -155,7 +155,7 @@ func TestStaleTempSwept(t *testing.T) {
 	if code != 143 {
 		t.Errorf("exit %d after SIGTERM; want 143", code)
 	}
-	live.tmpEmpty(t)
+	live.tmpSwept(t, archive)
 }
 
 // GNU timeout sends its SIGTERM to nicdiag and then to its own process
