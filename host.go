@@ -252,11 +252,6 @@ func (h *Host) readPaths(ctx context.Context, o options) error {
 	return nil
 }
 
-// errNoProc is the cause of an Unread for a snapshot without /proc (a
-// dump of sysfs alone): what rests on /proc was not checked, and the
-// snapshot never claimed to hold it.
-var errNoProc = errors.New("the snapshot holds no /proc")
-
 // readQueues reads /proc/interrupts once and maps the queues of every
 // selected netdev onto it. Without it, the IRQ checks do not run: that is
 // in Unread whenever a netdev is selected, a file missing included.

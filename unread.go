@@ -1,12 +1,21 @@
 package nicdiag
 
+// What Inspect puts in Unread beyond the errors of its reads: what was
+// never there to read, and what hides a NIC's device.
+
 import (
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/nicdiag/nicdiag/internal/fsroot"
 	"github.com/nicdiag/nicdiag/nicinfo"
 )
+
+// errNoProc is the cause of an Unread for a snapshot without /proc (a
+// dump of sysfs alone): what rests on /proc was not checked, and the
+// snapshot never claimed to hold it.
+var errNoProc = errors.New("the snapshot holds no /proc")
 
 // noteUnjoined puts in Unread what hides a network function's device, so
 // that it never reads as a healthy NIC: an interface whose /sys/class/net
