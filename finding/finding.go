@@ -88,6 +88,22 @@ const (
 	// RunCoreClockLow: the CPU that bound a run ran below three quarters
 	// of its maximum clock.
 	RunCoreClockLow Code = "run.core_clock_low"
+	// This host's own stack during a run (package stack): a shaper's rate
+	// or a qdisc's drops, this host's receive window or a send buffer,
+	// drops at sockets, a full conntrack table, other work on the run's
+	// CPUs.
+	RunQdiscBound     Code = "run.qdisc_bound"
+	RunQdiscDrops     Code = "run.qdisc_drops"
+	RunWindowBound    Code = "run.window_bound"
+	RunSndbufBound    Code = "run.sndbuf_bound"
+	RunSocketDrops    Code = "run.socket_drops"
+	RunConntrackDrops Code = "run.conntrack_drops"
+	RunOtherWork      Code = "run.other_work"
+	// RunOneQueue: one queue of several carried nearly all of a hot
+	// core's traffic (one flow, or a poor hash); RunSmallMTU: a core
+	// bound by packets of a 1500-byte MTU where the NIC takes more.
+	RunOneQueue Code = "run.one_queue"
+	RunSmallMTU Code = "run.small_mtu"
 	// NIC drops since boot judged with the RX ring size (ethtool -g), and
 	// a ring that holds under 1 ms at line rate.
 	NICRingDrops Code = "nic.ring_drops"

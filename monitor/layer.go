@@ -3,6 +3,7 @@ package monitor
 import (
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/irq"
+	"github.com/nicdiag/nicdiag/stack"
 )
 
 // A layer is one part of the host the run verdict weighs, in a file of its
@@ -28,7 +29,7 @@ type layer interface {
 // spanLayers returns empty sums of every layer, in the order they offer
 // their ceilings.
 func spanLayers() []layer {
-	return []layer{new(trafficLayer), ethernetLayer{}, newPCIeLayer(), usbLayer{}, newCPULayer(), newCommandLayer(), cardLayer{}}
+	return []layer{new(trafficLayer), ethernetLayer{}, newPCIeLayer(), usbLayer{}, newCPULayer(), newCommandLayer(), cardLayer{}, new(queueLayer)}
 }
 
 // judgement is what the layers judge the run by: the limits, the span's
@@ -43,8 +44,11 @@ type judgement struct {
 	cpu     *cpuLayer
 	command *commandLayer
 	pcie    *pcieLayer
+	queues  *queueLayer
 	losses  *lossLayer        // every sample's
 	pcieRun []irq.PCIeSummary // every sample's
+	// stack is this host's stack over the run; nil where it was not read.
+	stack *stack.Summary
 }
 
 // nothingJudged is the part of layer a layer without findings embeds; nothing that of a layer that sums nothing.

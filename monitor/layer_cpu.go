@@ -191,7 +191,7 @@ func (l *cpuLayer) saturated(j *judgement, names []string) *Ceiling {
 	return &Ceiling{Layer: BoundCore, Subject: cpuName(cpu), NICs: names, CPU: &cpu,
 		What: fmt.Sprintf("%s, with every CPU at least %.0f %% busy (%.0f %% user, %.0f %% system, %.0f %% irq+softirq here): the host had no core to spare",
 			cpuName(cpu), boundShare*100, top.user, top.system, top.packet),
-		Share: math.Min(top.busy+top.steal, 100) / 100}
+		Share: math.Min(top.busy+top.steal, 100) / 100, saturated: true}
 }
 
 // busiest is the CPU with the most busy time.
@@ -205,7 +205,13 @@ func (l *cpuLayer) busiest() *CPULoad {
 	if b == nil {
 		return nil
 	}
-	out := &CPULoad{CPU: b.cpu, BusyPct: b.busy, PacketPct: b.packet, SoftIRQPct: b.softirq, UserPct: b.user,
+	out := loadOf(b)
+	return &out
+}
+
+// loadOf is u as a CPULoad.
+func loadOf(b *cpuUse) CPULoad {
+	out := CPULoad{CPU: b.cpu, BusyPct: b.busy, PacketPct: b.packet, SoftIRQPct: b.softirq, UserPct: b.user,
 		SystemPct: b.system, StealPct: b.steal}
 	if b.irqKnown {
 		v := b.irq

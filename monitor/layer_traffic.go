@@ -14,6 +14,9 @@ type trafficLayer struct {
 	nothingJudged
 	nics []*nicUse // in the order first seen
 	secs float64   // the divisor of the means, set by Window.judgement
+	// soft marks the software NICs (Limits.software), set by
+	// Window.judgement.
+	soft map[string]bool
 }
 
 // nicUse is one NIC over the span: sums of rate × seconds until means.
@@ -94,12 +97,20 @@ func (t *trafficLayer) nic(name string) *nicUse {
 	return nil
 }
 
-// names are the NICs that moved, or every NIC when none did.
+// names are the NICs that moved, or every NIC when none did. Software
+// NICs count only where no NIC with a device moved: a bridge, VLAN or
+// veth carries the traffic a NIC carries too, or traffic that never
+// reaches a wire.
 func (t *trafficLayer) names() []string {
 	var out []string
-	for _, u := range t.nics {
-		if u.rxPPS+u.txPPS > 0 {
-			out = append(out, u.name)
+	for _, soft := range []bool{false, true} {
+		for _, u := range t.nics {
+			if u.rxPPS+u.txPPS > 0 && t.soft[u.name] == soft {
+				out = append(out, u.name)
+			}
+		}
+		if len(out) > 0 {
+			return out
 		}
 	}
 	if len(out) == 0 {

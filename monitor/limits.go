@@ -62,4 +62,41 @@ type Limits struct {
 	// command thread elsewhere works across the interconnect.
 	NUMANode  int    `json:"numa_node,omitempty"`
 	LocalCPUs string `json:"local_cpus,omitempty"`
+	// MTU is the interface's MTU at the start (0: unknown).
+	MTU int `json:"mtu,omitempty"`
+	// Why says why the interface is watched (see the Why constants);
+	// empty: the target gave it.
+	Why string `json:"why,omitempty"`
+}
+
+// software reports whether l is an interface without a device: a veth,
+// bridge, VLAN or tunnel (a paravirtual NIC on PCI is a VM's wire).
+func (l Limits) software() bool { return l.Virtual && l.Address == "" && l.USBMbps == 0 }
+
+// Why an interface is watched (Limits.Why).
+const (
+	// WhyNamed: the caller named it.
+	WhyNamed = "named"
+	// WhyPhysical: every physical NIC is watched when none is named.
+	WhyPhysical = "physical"
+	// WhyNoPhysical: the host has no physical NIC, so its other
+	// interfaces (veth, bridges, tunnels) are watched.
+	WhyNoPhysical = "no_physical"
+	// WhyRouted: the command's flows leave by it (WithRoutedInterfaces).
+	WhyRouted = "routed"
+)
+
+// whyWords says Limits.Why in words.
+func whyWords(why string) string {
+	switch why {
+	case WhyNamed:
+		return "named"
+	case WhyPhysical:
+		return "a physical NIC"
+	case WhyNoPhysical:
+		return "this host has no physical NIC"
+	case WhyRouted:
+		return "the command's flows leave by it"
+	}
+	return why
 }

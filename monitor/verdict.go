@@ -3,6 +3,7 @@ package monitor
 import (
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/irq"
+	"github.com/nicdiag/nicdiag/stack"
 )
 
 // Bound names the layer that set the ceiling of a run.
@@ -18,6 +19,15 @@ const (
 	BoundCommand  Bound = "command"   // a thread of the command saturated its CPU
 	BoundNICDrops Bound = "nic_drops" // the NIC dropped received packets, no ceiling reached
 	BoundPause    Bound = "pause"     // pause frames throttled one end, no ceiling reached
+	// This host's own stack (package stack): a qdisc's shaping rate or
+	// drops; this host's receive window or a send buffer; drops at a
+	// socket; a full conntrack table; the run's CPUs busy with work that
+	// is not the run's (other processes, or the hypervisor's: steal).
+	BoundQdisc     Bound = "qdisc"
+	BoundTransport Bound = "transport"
+	BoundSocket    Bound = "socket"
+	BoundConntrack Bound = "conntrack"
+	BoundOtherWork Bound = "other_work"
 	// BoundOutside: nothing in this host was near its limit: the peer,
 	// the network, the load generator's settings, or the processor of a
 	// card that is a computer of its own.
@@ -104,6 +114,37 @@ type Verdict struct {
 	// Findings are the verdict's own finding and those of losses and link
 	// changes beside it.
 	Findings []finding.Finding `json:"findings"`
+	// Cause is the judgement of this host's stack that bound the run
+	// (transport, socket, qdisc, conntrack, other_work), where one did
+	// without a ceiling; nil otherwise.
+	Cause *stack.Judgement `json:"cause,omitempty"`
+	// Stack is this host's stack over the run (nil where it was not
+	// read): each layer's state, what it found, the flows, qdiscs and
+	// other work.
+	Stack *stack.Summary `json:"stack,omitempty"`
+	// CPUs is each CPU's mean load over the run's span, with the other
+	// work on it.
+	CPUs []CPULoad `json:"cpus,omitempty"`
+	// Watched are the interfaces sampled, why, and whether the verdict
+	// judged them.
+	Watched []Watched `json:"watched,omitempty"`
+
+	unread []string // what could not be read, for an unknown verdict's fix
+	fix    string   // the verdict's fix where the judgement has a better one
+}
+
+// Watched is an interface a run sampled.
+type Watched struct {
+	NIC string `json:"nic"`
+	// Why is Limits.Why ("named", "physical", "no_physical", "routed"),
+	// empty where the target gave it.
+	Why string `json:"why,omitempty"`
+	// Virtual marks a software or paravirtual interface.
+	Virtual bool `json:"virtual,omitempty"`
+	// Judged: the verdict weighed its traffic. A virtual interface is
+	// judged only when no physical one moved traffic (the same traffic
+	// crosses both where one sits on the other).
+	Judged bool `json:"judged"`
 }
 
 // Ceiling is one limit judged at the run's mix.
@@ -126,6 +167,9 @@ type Ceiling struct {
 	// CPU and TID locate a core or command ceiling.
 	CPU *int `json:"cpu,omitempty"`
 	TID int  `json:"tid,omitempty"`
+	// saturated marks the core ceiling of a host whose every CPU was
+	// full, whatever with.
+	saturated bool
 }
 
 // Traffic is one NIC in one direction over the run's span.
@@ -169,6 +213,11 @@ type CPULoad struct {
 	// busiest CPUs' only).
 	MHz    *float64 `json:"mhz,omitempty"`
 	MaxMHz *float64 `json:"max_mhz,omitempty"`
+	// OtherPct is the time processes outside the run took on it (the
+	// stack's process scans), Other the busiest of them; nil where the
+	// process table was not scanned.
+	OtherPct *float64         `json:"other_pct,omitempty"`
+	Other    []stack.ProcWork `json:"other,omitempty"`
 }
 
 // Same reports whether o is the same ceiling as c (a copy, as Limit and

@@ -8,11 +8,13 @@ import (
 	"strings"
 
 	"github.com/nicdiag/nicdiag/irq"
+	"github.com/nicdiag/nicdiag/stack"
 )
 
-// physical reports whether a layer is a physical path ceiling.
+// physical reports whether a layer is a ceiling of the path a packet
+// takes (a link, a bus, a shaper's rate), not of a CPU.
 func physical(b Bound) bool {
-	return b == BoundEthernet || b == BoundPCIe || b == BoundTunnel || b == BoundUSB
+	return b == BoundEthernet || b == BoundPCIe || b == BoundTunnel || b == BoundUSB || b == BoundQdisc
 }
 
 // sortCeilings orders ceilings nearest first; a physical ceiling within
@@ -42,6 +44,13 @@ func (v *Verdict) decide(j *judgement) {
 	}
 	if len(host) > 0 && host[0].Share >= boundShare {
 		c := host[0]
+		if o := j.otherWork(&c); o != nil {
+			// The full core was full of work that is not the run's.
+			v.Next = &c
+			v.setNumbers(c)
+			v.setCause(j, o)
+			return
+		}
 		v.Bound, v.Limit = c.Layer, &c
 		if len(host) > 1 {
 			n := host[1]
@@ -65,7 +74,10 @@ func (v *Verdict) decide(j *judgement) {
 // ceiling: what it lost, else outside the host.
 func (v *Verdict) decideUnbound(j *judgement) {
 	names := j.traffic.names()
-	switch drops, pause, allowance := v.lossOf(irq.LossNIC), v.pauseLoss(), v.lossOf(irq.LossAllowance); {
+	room, unread := j.room()
+	switch drops, pause, allowance, cause := v.lossOf(irq.LossNIC), v.pauseLoss(), v.lossOf(irq.LossAllowance), j.stackCause(); {
+	case cause != nil:
+		v.setCause(j, cause)
 	case drops != nil:
 		v.Bound = BoundNICDrops
 		v.Summary = fmt.Sprintf("%s dropped %s of the packets it was offered (%s/s, %s) before the stack saw them, while no ceiling was reached (%s): the run lost packets at the NIC",
@@ -87,10 +99,24 @@ func (v *Verdict) decideUnbound(j *judgement) {
 		// that were read and not saturated, are something to judge by.
 		v.Bound = BoundUnknown
 		v.Summary = fmt.Sprintf("%s moved %s, but nothing is known to judge it against: no line rate, PCIe path or CPU load was read", subjectOf(names), j.movedText(names))
+	case !room:
+		v.Bound = BoundUnknown
+		v.Summary = fmt.Sprintf("%s moved %s; nothing read in this host was near its limit (%s), but %s could not be read: the limit is there or outside this host",
+			subjectOf(names), j.movedText(names), v.nearest(), strings.Join(unread, "; "))
+		v.unread = unread
 	default:
 		v.Bound = BoundOutside
-		v.Summary = fmt.Sprintf("%s moved %s; nothing in this host was near its limit (%s): the limit is outside this host: %s",
-			subjectOf(names), j.movedText(names), v.nearest(), outsideWhat(j))
+		v.Summary = fmt.Sprintf("%s moved %s; nothing in this host was near its limit (%s; its stack had room): the limit is outside this host: %s%s",
+			subjectOf(names), j.movedText(names), v.nearest(), outsideWhat(j), j.outsideEvidence())
+	}
+}
+
+// setCause makes the stack's judgement c the verdict.
+func (v *Verdict) setCause(j *judgement, c *stack.Judgement) {
+	v.Bound, v.Cause = boundOfLayer(c.Layer), c
+	v.Summary = j.causeSentence(c)
+	if n := v.Next; n != nil {
+		v.Summary += fmt.Sprintf(". Nearest ceiling: %s at %s", n.What, pct(n.Share))
 	}
 }
 

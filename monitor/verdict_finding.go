@@ -3,6 +3,7 @@ package monitor
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/irq"
@@ -21,6 +22,7 @@ var verdictCodes = map[Bound]struct {
 	BoundCommand:  {finding.RunCommandBound, finding.Warn},
 	BoundNICDrops: {finding.RunNICDrops, finding.Warn},
 	BoundPause:    {finding.RunPause, finding.Warn},
+	BoundQdisc:    {finding.RunQdiscBound, finding.Warn},
 	BoundOutside:  {finding.RunOutsideHost, finding.Info},
 	BoundUnknown:  {finding.RunUnknown, finding.Info},
 }
@@ -38,12 +40,20 @@ func (v *Verdict) verdictFinding() finding.Finding {
 	if v.CeilingMbps != nil {
 		f.CapacityMbps = finding.Mbps(*v.CeilingMbps)
 	}
+	if w := watchedText(v.Watched); w != "" {
+		f.Evidence["interfaces"] = w
+	}
 	switch {
+	case v.Cause != nil:
+		causeFinding(&f, v.Cause)
 	case v.Limit != nil:
 		f.Subject = v.Limit.Subject
 		f.Direction = v.Limit.Direction
 		f.Evidence["limit"] = fmt.Sprintf("%s: %s of %s", v.Limit.What, mbps(v.Limit.AchievedMbps), mbps(v.Limit.CeilingMbps))
 		f.Fix = fixFor(v.Limit.Layer)
+		if v.Limit.Layer == BoundQdisc {
+			f.Fix = v.shaperFix()
+		}
 	default:
 		f.Subject = subjectOf(v.nicsMoved())
 		f.Fix = v.unboundFix()
@@ -104,7 +114,22 @@ func (v *Verdict) unboundFix() string {
 		}
 		return "Look past this host: run the load generator with more streams or no rate limit (iperf3 -P 4 -b 0), test the peer against another host, and check the path between (its slowest link, a shaper, the peer's CPUs)."
 	case BoundUnknown:
+		if len(v.unread) > 0 {
+			return "Run nicdiag monitor as root on the live host, with the load generator as its command (nicdiag monitor -- CMD), so that this host's stack is read: " + strings.Join(v.unread, "; ") + "."
+		}
 		return "Name the interface that carries the traffic (nicdiag monitor IFACE -- CMD), and run nicdiag check to see what could not be read."
 	}
 	return ""
+}
+
+// shaperFix is the stack's fix for the shaper that bound the run.
+func (v *Verdict) shaperFix() string {
+	if v.Stack != nil && v.Limit != nil {
+		for _, g := range v.Stack.Judgements {
+			if g.Kind == "shaper" && g.Subject == v.Limit.Subject {
+				return g.Fix
+			}
+		}
+	}
+	return "A qdisc shapes the traffic to this rate: tc -s qdisc show, and lift or raise the shaping if it is not meant."
 }

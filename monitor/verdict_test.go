@@ -168,6 +168,9 @@ func wantBound(t *testing.T, v Verdict, want Bound) {
 // verdictFindingOf returns the finding of the verdict's own code.
 func verdictFindingOf(v Verdict) *finding.Finding {
 	code := verdictCodes[v.Bound].code
+	if v.Cause != nil {
+		code = causeCode(v.Cause)
+	}
 	for i := range v.Findings {
 		if v.Findings[i].Code == code {
 			return &v.Findings[i]
@@ -191,10 +194,10 @@ func scaleFor(t *testing.T, v Verdict, layer Bound, share float64) float64 {
 // TestJudgeDoesNotCryWolf: a run well short of every ceiling, with idle
 // cores, is judged outside the host, whatever its absolute number.
 func TestJudgeDoesNotCryWolf(t *testing.T) {
-	base := Judge(runOf{cpus: idleCPUs(0, 1, 2, 3), nics: pairNICs(1)}.samples(10), pairLimits())
+	base := judgeRoom(runOf{cpus: idleCPUs(0, 1, 2, 3), nics: pairNICs(1)}.samples(10), pairLimits())
 	wantBound(t, base, BoundPCIe)
 	scale := scaleFor(t, base, BoundPCIe, 0.60)
-	v := Judge(runOf{cpus: idleCPUs(0, 1, 2, 3), nics: pairNICs(scale)}.samples(10), pairLimits())
+	v := judgeRoom(runOf{cpus: idleCPUs(0, 1, 2, 3), nics: pairNICs(scale)}.samples(10), pairLimits())
 	wantBound(t, v, BoundOutside)
 	if v.Limit != nil {
 		t.Errorf("an outside_host verdict with a Limit: %+v", v.Limit)
@@ -221,7 +224,7 @@ func TestJudgeDoesNotCryWolf(t *testing.T) {
 	// A fast link at 60 % is as far from its limit as a slow one.
 	fast := Limits{NIC: "eth0", PortMbps: 100_000}
 	pps := ppsFor(0.60*100_000*fullFrame/(fullFrame+20), fullFrame)
-	v = Judge(runOf{cpus: idleCPUs(0, 1), nics: []irq.NICRate{nicAt("eth0", pps, fullBytes, 0, 0)}}.samples(5), []Limits{fast})
+	v = judgeRoom(runOf{cpus: idleCPUs(0, 1), nics: []irq.NICRate{nicAt("eth0", pps, fullBytes, 0, 0)}}.samples(5), []Limits{fast})
 	wantBound(t, v, BoundOutside)
 	if v.Next == nil || v.Next.Layer != BoundEthernet || !near(v.Next.Share, 0.60, 1e-9) {
 		t.Errorf("100 GbE at 60 %%: next %+v", v.Next)
@@ -237,13 +240,13 @@ func TestJudgeDoesNotCryWolf(t *testing.T) {
 func TestJudgeRunThatEnded(t *testing.T) {
 	busy := runOf{cpus: pairCPUs(), nics: pairNICs(1)}
 	idle := runOf{cpus: idleCPUs(0, 1, 2, 3), nics: pairNICs(0)}
-	only := Judge(busy.samples(8), pairLimits())
+	only := judgeRoom(busy.samples(8), pairLimits())
 	wantBound(t, only, BoundPCIe)
 	edge := func(fill float64) []irq.Sample {
 		return runOf{cpus: idleCPUs(0, 1, 2, 3), nics: pairNICs(fill)}.samples(1)
 	}
 
-	v := Judge(concat(idle.samples(3), edge(0.5), busy.samples(8), edge(0.3), idle.samples(6)), pairLimits())
+	v := judgeRoom(concat(idle.samples(3), edge(0.5), busy.samples(8), edge(0.3), idle.samples(6)), pairLimits())
 	wantBound(t, v, BoundPCIe)
 	if v.Samples != 19 || v.ActiveSamples != 10 || !near(v.ActiveSeconds, 8.8, 1e-9) {
 		t.Errorf("samples %d active %d (%v s), want 19, 10 (8.8 s)", v.Samples, v.ActiveSamples, v.ActiveSeconds)
@@ -294,7 +297,7 @@ func TestJudgeSpan(t *testing.T) {
 		{"uneven", concat(at(0.2, 2), at(1, 2), at(0.5, 3), at(0.9, 1)), 8, 0.4 + 2 + 1.5 + 0.9, 8},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			v := Judge(c.samples, pairLimits())
+			v := judgeRoom(c.samples, pairLimits())
 			want := 2 * 56_740 * fullFrame * 8 / 1e6 * c.busySeconds / c.spanSeconds
 			if v.ActiveSamples != c.active || !near(v.ActiveSeconds, c.spanSeconds, 1e-9) || !near(v.AchievedMbps, want, 1e-6) {
 				t.Errorf("%d samples over %v s at %v Mb/s; want %d over %v s at %v", v.ActiveSamples, v.ActiveSeconds, v.AchievedMbps,
@@ -321,7 +324,7 @@ func TestJudgeEthernetEdge(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			pps := ppsFor(c.share*c.wantLn, c.frame)
-			v := Judge(runOf{nics: []irq.NICRate{nicAt("eth0", pps, c.frame-4, pps/20, 62)}}.samples(5), []Limits{{NIC: "eth0", PortMbps: 1000}})
+			v := judgeRoom(runOf{cpus: idleCPUs(0, 1), nics: []irq.NICRate{nicAt("eth0", pps, c.frame-4, pps/20, 62)}}.samples(5), []Limits{{NIC: "eth0", PortMbps: 1000}})
 			wantBound(t, v, c.want)
 			e := ceilingOf(v, BoundEthernet)
 			if e == nil || e.Direction != "rx" || !near(e.Share, c.share, 1e-9) || !near(e.CeilingMbps, c.wantLn, 1e-9) {
@@ -352,7 +355,7 @@ func TestJudgeCoreEdge(t *testing.T) {
 	}{{91, BoundCore}, {89, BoundOutside}} {
 		t.Run(fmt.Sprint(c.busy), func(t *testing.T) {
 			cpus := append([]irq.CPURate{cpuAt(0, 9, c.busy-9, 0, 0)}, idleCPUs(1, 2, 3)...)
-			v := Judge(runOf{cpus: cpus, nics: []irq.NICRate{nicAt("eth0", pps, fullBytes, 0, 0)}}.samples(5), nil)
+			v := judgeRoom(runOf{cpus: cpus, nics: []irq.NICRate{nicAt("eth0", pps, fullBytes, 0, 0)}}.samples(5), nil)
 			wantBound(t, v, c.want)
 			core := ceilingOf(v, BoundCore)
 			if core == nil || core.CPU == nil || *core.CPU != 0 || !near(core.Share, c.busy/100, 1e-9) {
@@ -389,7 +392,7 @@ func TestJudgePhysicalFirst(t *testing.T) {
 	}{{0.99, BoundEthernet, BoundCore}, {0.981, BoundEthernet, BoundCore}, {0.97, BoundCore, BoundEthernet}} {
 		t.Run(fmt.Sprint(c.eth), func(t *testing.T) {
 			pps := ppsFor(c.eth*line, fullFrame)
-			v := Judge(runOf{cpus: cpus, nics: []irq.NICRate{nicAt("eth0", pps, fullBytes, 0, 0)}}.samples(5), []Limits{{NIC: "eth0", PortMbps: 1000}})
+			v := judgeRoom(runOf{cpus: cpus, nics: []irq.NICRate{nicAt("eth0", pps, fullBytes, 0, 0)}}.samples(5), []Limits{{NIC: "eth0", PortMbps: 1000}})
 			wantBound(t, v, c.want)
 			if v.Next == nil || v.Next.Layer != c.next {
 				t.Errorf("next %+v, want %s", v.Next, c.next)
@@ -413,7 +416,7 @@ func TestJudgeCommandOrCore(t *testing.T) {
 	t.Run("command thread owns the CPU", func(t *testing.T) {
 		cpus := append(idleCPUs(0, 1), cpuAt(2, 0, 30, 60, 10), cpuAt(3, 0, 0, 0, 2))
 		threads := []irq.ThreadRate{{PID: 900, TID: 901, Comm: "iperf3", UserPct: 55, SystemPct: 10, CPU: 2}}
-		v := Judge(runOf{cpus: cpus, nics: nics, threads: threads}.samples(5), nil)
+		v := judgeRoom(runOf{cpus: cpus, nics: nics, threads: threads}.samples(5), nil)
 		wantBound(t, v, BoundCommand)
 		l := v.Limit
 		if l.TID != 901 || l.CPU == nil || *l.CPU != 2 || l.Share != 1 || l.Subject != "901 (iperf3) on CPU 2" {
@@ -432,7 +435,7 @@ func TestJudgeCommandOrCore(t *testing.T) {
 		// Half packet work and half the thread: owned by the thread.
 		cpus := append(idleCPUs(0, 1), cpuAt(2, 5, 45, 45, 5))
 		threads := []irq.ThreadRate{{PID: 900, TID: 901, Comm: "iperf3", UserPct: 45, SystemPct: 5, CPU: 2}}
-		v := Judge(runOf{cpus: cpus, nics: nics, threads: threads}.samples(5), nil)
+		v := judgeRoom(runOf{cpus: cpus, nics: nics, threads: threads}.samples(5), nil)
 		wantBound(t, v, BoundCommand)
 		for _, c := range ceilingsOf(v, BoundCore) {
 			if *c.CPU == 2 {
@@ -444,7 +447,7 @@ func TestJudgeCommandOrCore(t *testing.T) {
 		cpus := append([]irq.CPURate{cpuAt(0, 40, 55, 0, 5)}, idleCPUs(1)...)
 		cpus = append(cpus, cpuAt(2, 0, 0, 35, 5), cpuAt(3, 0, 0, 0, 2))
 		threads := []irq.ThreadRate{{PID: 900, TID: 901, Comm: "iperf3", UserPct: 35, SystemPct: 5, CPU: 2}}
-		v := Judge(runOf{cpus: cpus, nics: nics, threads: threads}.samples(5), nil)
+		v := judgeRoom(runOf{cpus: cpus, nics: nics, threads: threads}.samples(5), nil)
 		wantBound(t, v, BoundCore)
 		if v.Limit.CPU == nil || *v.Limit.CPU != 0 || v.Limit.TID != 0 || v.Limit.Share != 1 {
 			t.Fatalf("limit %+v", v.Limit)
@@ -456,7 +459,7 @@ func TestJudgeCommandOrCore(t *testing.T) {
 	t.Run("a thread with under half of a packet core leaves it a core", func(t *testing.T) {
 		cpus := append([]irq.CPURate{cpuAt(0, 30, 30, 40, 0)}, idleCPUs(1, 2, 3)...)
 		threads := []irq.ThreadRate{{PID: 900, TID: 901, Comm: "iperf3", UserPct: 40, CPU: 0}}
-		v := Judge(runOf{cpus: cpus, nics: nics, threads: threads}.samples(5), nil)
+		v := judgeRoom(runOf{cpus: cpus, nics: nics, threads: threads}.samples(5), nil)
 		wantBound(t, v, BoundCore)
 		if *v.Limit.CPU != 0 || v.Limit.Share != 1 {
 			t.Fatalf("limit %+v", v.Limit)
@@ -468,7 +471,7 @@ func TestJudgeCommandOrCore(t *testing.T) {
 	t.Run("one thread at 100 % user on a 4-core host", func(t *testing.T) {
 		cpus := []irq.CPURate{cpuAt(0, 1, 6, 0, 1), cpuAt(1, 0, 0, 100, 0), cpuAt(2, 0, 1, 0, 1), cpuAt(3, 0, 0, 0, 1)}
 		threads := []irq.ThreadRate{{PID: 700, TID: 700, Comm: "iperf3", UserPct: 100, CPU: 1}, {PID: 700, TID: 702, Comm: "iperf3", UserPct: 0.5, CPU: 3}}
-		v := Judge(runOf{cpus: cpus, nics: nics, threads: threads}.samples(5), nil)
+		v := judgeRoom(runOf{cpus: cpus, nics: nics, threads: threads}.samples(5), nil)
 		wantBound(t, v, BoundCommand)
 		if v.Limit.TID != 700 || *v.Limit.CPU != 1 || v.Limit.Share != 1 {
 			t.Fatalf("limit %+v", v.Limit)
@@ -482,7 +485,7 @@ func TestJudgeCommandOrCore(t *testing.T) {
 	})
 	t.Run("unrelated user work is no core ceiling", func(t *testing.T) {
 		cpus := []irq.CPURate{cpuAt(0, 2, 18, 0, 0), cpuAt(1, 0, 0, 0, 2), cpuAt(2, 0, 0, 0, 2), cpuAt(3, 0, 0, 97, 3)}
-		v := Judge(runOf{cpus: cpus, nics: nics}.samples(5), nil)
+		v := judgeRoom(runOf{cpus: cpus, nics: nics}.samples(5), nil)
 		wantBound(t, v, BoundOutside)
 		for _, c := range v.Ceilings {
 			if c.CPU != nil && *c.CPU == 3 {
@@ -500,7 +503,7 @@ func TestJudgeCommandOrCore(t *testing.T) {
 		cpus := append(idleCPUs(0, 1), cpuAt(2, 0, 5, 90, 5), cpuAt(3, 0, 5, 90, 5))
 		a := runOf{cpus: cpus, nics: nics, threads: []irq.ThreadRate{{PID: 9, TID: 9, Comm: "nc", UserPct: 90, SystemPct: 5, CPU: 2}}}
 		b := runOf{cpus: cpus, nics: nics, threads: []irq.ThreadRate{{PID: 9, TID: 9, Comm: "nc", UserPct: 90, SystemPct: 5, CPU: 3}}}
-		v := Judge(concat(a.samples(2), b.samples(3)), nil)
+		v := judgeRoom(concat(a.samples(2), b.samples(3)), nil)
 		wantBound(t, v, BoundCommand)
 		if *v.Limit.CPU != 3 {
 			t.Errorf("limit on CPU %d, want 3 (3 of 5 s)", *v.Limit.CPU)
@@ -509,18 +512,19 @@ func TestJudgeCommandOrCore(t *testing.T) {
 }
 
 // TestJudgeSteal: a virtual CPU's steal time is time it could not work: it
-// counts toward the core's share.
+// counts toward the core's share, and where it is as large as the packet
+// work, the core was full of the hypervisor's other work, not the run's.
 func TestJudgeSteal(t *testing.T) {
 	pps := ppsFor(400, fullFrame)
 	for _, c := range []struct {
 		steal     float64
 		want      Bound
 		wantShare float64
-	}{{35, BoundCore, 0.95}, {0, BoundOutside, 0.60}, {60, BoundCore, 1}} {
+	}{{35, BoundCore, 0.95}, {0, BoundOutside, 0.60}, {60, BoundOtherWork, 1}} {
 		t.Run(fmt.Sprint(c.steal), func(t *testing.T) {
 			hot := cpuAt(0, 10, 50, 0, 0)
 			hot.StealPct, hot.IdlePct = c.steal, math.Max(0, 40-c.steal)
-			v := Judge(runOf{cpus: append([]irq.CPURate{hot}, idleCPUs(1)...), nics: []irq.NICRate{nicAt("eth0", pps, fullBytes, 0, 0)}}.samples(5), nil)
+			v := judgeRoom(runOf{cpus: append([]irq.CPURate{hot}, idleCPUs(1)...), nics: []irq.NICRate{nicAt("eth0", pps, fullBytes, 0, 0)}}.samples(5), nil)
 			wantBound(t, v, c.want)
 			if k := ceilingOf(v, BoundCore); k == nil || !near(k.Share, c.wantShare, 1e-9) {
 				t.Errorf("core %+v, want share %v", k, c.wantShare)
@@ -543,7 +547,7 @@ func TestJudgeLosses(t *testing.T) {
 	}
 	dropsFor := func(share float64) float64 { return share * rx / (1 - share) } // of the offered packets
 	t.Run("drops at 1 % with no ceiling", func(t *testing.T) {
-		v := Judge(nicRun(irq.LossRate{Name: "sysfs:rx_missed_errors", Class: irq.LossNIC, PerS: dropsFor(0.01)}), tenG)
+		v := judgeRoom(nicRun(irq.LossRate{Name: "sysfs:rx_missed_errors", Class: irq.LossNIC, PerS: dropsFor(0.01)}), tenG)
 		wantBound(t, v, BoundNICDrops)
 		if v.Limit != nil || v.Next == nil || v.Next.Layer != BoundEthernet {
 			t.Errorf("limit %+v next %+v", v.Limit, v.Next)
@@ -564,7 +568,7 @@ func TestJudgeLosses(t *testing.T) {
 		}
 	})
 	t.Run("drops at 0.01 % do not count", func(t *testing.T) {
-		v := Judge(nicRun(irq.LossRate{Name: "sysfs:rx_missed_errors", Class: irq.LossNIC, PerS: dropsFor(0.0001)}), tenG)
+		v := judgeRoom(nicRun(irq.LossRate{Name: "sysfs:rx_missed_errors", Class: irq.LossNIC, PerS: dropsFor(0.0001)}), tenG)
 		wantBound(t, v, BoundOutside)
 		if len(v.Losses) != 1 || !near(*v.Losses[0].OfferedShare, 0.0001, 1e-12) {
 			t.Errorf("losses %+v: the counter is still reported", v.Losses)
@@ -575,7 +579,7 @@ func TestJudgeLosses(t *testing.T) {
 	})
 	t.Run("drops under 10/s do not count", func(t *testing.T) {
 		pps := 200.0 // 2.4 Mb/s: a run, barely; 5 drops/s are 2.4 %
-		v := Judge(runOf{cpus: cpus, nics: []irq.NICRate{nicAt("eth0", pps, fullBytes, 0, 0,
+		v := judgeRoom(runOf{cpus: cpus, nics: []irq.NICRate{nicAt("eth0", pps, fullBytes, 0, 0,
 			irq.LossRate{Name: "sysfs:rx_missed_errors", Class: irq.LossNIC, PerS: 5})}}.samples(10), tenG)
 		wantBound(t, v, BoundOutside)
 		if *v.Losses[0].OfferedShare < 0.02 {
@@ -584,7 +588,7 @@ func TestJudgeLosses(t *testing.T) {
 	})
 	t.Run("drops at 1 % while pcie-bound", func(t *testing.T) {
 		drop := irq.LossRate{Name: "ethtool:rx_no_buffer_count", Class: irq.LossNIC, PerS: 0.01 * 56_740 / 0.99}
-		v := Judge(runOf{cpus: pairCPUs(), nics: pairNICs(1, drop)}.samples(10), pairLimits())
+		v := judgeRoom(runOf{cpus: pairCPUs(), nics: pairNICs(1, drop)}.samples(10), pairLimits())
 		wantBound(t, v, BoundPCIe)
 		f := oneFinding(t, v, finding.RunNICDrops)
 		if f.Severity != finding.Warn || f.Subject != "enp1s0f0" || !strings.Contains(f.Summary, "enp1s0f0 dropped 1 % of the packets it was offered") {
@@ -596,7 +600,7 @@ func TestJudgeLosses(t *testing.T) {
 	})
 	t.Run("one loss from two sources counts once", func(t *testing.T) {
 		per := dropsFor(0.01)
-		v := Judge(nicRun(irq.LossRate{Name: "sysfs:rx_missed_errors", Class: irq.LossNIC, PerS: per},
+		v := judgeRoom(nicRun(irq.LossRate{Name: "sysfs:rx_missed_errors", Class: irq.LossNIC, PerS: per},
 			irq.LossRate{Name: "ethtool:rx_missed_errors", Class: irq.LossNIC, PerS: per}), tenG)
 		wantBound(t, v, BoundNICDrops)
 		if len(v.Losses) != 1 {
@@ -611,7 +615,7 @@ func TestJudgeLosses(t *testing.T) {
 		}
 	})
 	t.Run("pause received", func(t *testing.T) {
-		v := Judge(nicRun(irq.LossRate{Name: "ethtool:rx_flow_control_xoff", Class: irq.LossPauseRX, PerS: 500}), tenG)
+		v := judgeRoom(nicRun(irq.LossRate{Name: "ethtool:rx_flow_control_xoff", Class: irq.LossPauseRX, PerS: 500}), tenG)
 		wantBound(t, v, BoundPause)
 		if v.Limit != nil {
 			t.Errorf("limit %+v", v.Limit)
@@ -626,14 +630,14 @@ func TestJudgeLosses(t *testing.T) {
 		}
 	})
 	t.Run("pause sent", func(t *testing.T) {
-		v := Judge(nicRun(irq.LossRate{Name: "ethtool:tx_flow_control_xoff", Class: irq.LossPauseTX, PerS: 500}), tenG)
+		v := judgeRoom(nicRun(irq.LossRate{Name: "ethtool:tx_flow_control_xoff", Class: irq.LossPauseTX, PerS: 500}), tenG)
 		wantBound(t, v, BoundPause)
 		if !strings.Contains(v.Summary, "this host throttled the peer") || strings.Contains(v.Summary, "the peer throttled this host") {
 			t.Errorf("summary %s", v.Summary)
 		}
 	})
 	t.Run("pause under 10/s", func(t *testing.T) {
-		v := Judge(nicRun(irq.LossRate{Name: "ethtool:rx_flow_control_xoff", Class: irq.LossPauseRX, PerS: 5}), tenG)
+		v := judgeRoom(nicRun(irq.LossRate{Name: "ethtool:rx_flow_control_xoff", Class: irq.LossPauseRX, PerS: 5}), tenG)
 		wantBound(t, v, BoundOutside)
 		if len(findingsOf(v, finding.RunPause)) != 0 {
 			t.Errorf("findings %v", v.Findings)
@@ -642,7 +646,7 @@ func TestJudgeLosses(t *testing.T) {
 	t.Run("pause beside a bound", func(t *testing.T) {
 		line := 1000 * fullFrame / (fullFrame + 20)
 		pps := ppsFor(0.97*line, fullFrame)
-		v := Judge(runOf{cpus: cpus, nics: []irq.NICRate{nicAt("eth0", pps, fullBytes, 0, 0,
+		v := judgeRoom(runOf{cpus: cpus, nics: []irq.NICRate{nicAt("eth0", pps, fullBytes, 0, 0,
 			irq.LossRate{Name: "ethtool:tx_pause", Class: irq.LossPauseTX, PerS: 50})}}.samples(5), []Limits{{NIC: "eth0", PortMbps: 1000}})
 		wantBound(t, v, BoundEthernet)
 		if f := oneFinding(t, v, finding.RunPause); !strings.Contains(f.Summary, "50 pause frames/s (pause_tx, ethtool:tx_pause)") {
@@ -650,7 +654,7 @@ func TestJudgeLosses(t *testing.T) {
 		}
 	})
 	t.Run("drops before pause", func(t *testing.T) {
-		v := Judge(nicRun(irq.LossRate{Name: "sysfs:rx_missed_errors", Class: irq.LossNIC, PerS: dropsFor(0.01)},
+		v := judgeRoom(nicRun(irq.LossRate{Name: "sysfs:rx_missed_errors", Class: irq.LossNIC, PerS: dropsFor(0.01)},
 			irq.LossRate{Name: "ethtool:rx_flow_control_xoff", Class: irq.LossPauseRX, PerS: 500}), tenG)
 		wantBound(t, v, BoundNICDrops)
 		oneFinding(t, v, finding.RunPause)
@@ -659,7 +663,7 @@ func TestJudgeLosses(t *testing.T) {
 	t.Run("pause xon and xoff add up within a source", func(t *testing.T) {
 		// 6 xon + 6 xoff a second from the driver: 12/s, over the 10/s bar;
 		// the netlink counter of the same frames (12/s) is not added.
-		v := Judge(nicRun(
+		v := judgeRoom(nicRun(
 			irq.LossRate{Name: "ethtool:rx_flow_control_xon", Class: irq.LossPauseRX, PerS: 6},
 			irq.LossRate{Name: "ethtool:rx_flow_control_xoff", Class: irq.LossPauseRX, PerS: 6},
 			irq.LossRate{Name: "ethtool-nl:rx_pause_frames", Class: irq.LossPauseRX, PerS: 12}), tenG)
@@ -671,7 +675,7 @@ func TestJudgeLosses(t *testing.T) {
 		}
 	})
 	t.Run("allowance", func(t *testing.T) {
-		v := Judge(nicRun(irq.LossRate{Name: "ethtool:bw_in_allowance_exceeded", Class: irq.LossAllowance, PerS: 3}), tenG)
+		v := judgeRoom(nicRun(irq.LossRate{Name: "ethtool:bw_in_allowance_exceeded", Class: irq.LossAllowance, PerS: 3}), tenG)
 		wantBound(t, v, BoundOutside)
 		for _, s := range []string{"eth0 exceeded its cloud allowance 30 times (ethtool:bw_in_allowance_exceeded)", "the platform, outside this host, shaped the run"} {
 			if !strings.Contains(v.Summary, s) {
@@ -690,7 +694,7 @@ func TestJudgeLosses(t *testing.T) {
 	t.Run("allowance beside a bound", func(t *testing.T) {
 		line := 1000 * fullFrame / (fullFrame + 20)
 		pps := ppsFor(0.95*line, fullFrame)
-		v := Judge(runOf{cpus: cpus, nics: []irq.NICRate{nicAt("eth0", pps, fullBytes, 0, 0,
+		v := judgeRoom(runOf{cpus: cpus, nics: []irq.NICRate{nicAt("eth0", pps, fullBytes, 0, 0,
 			irq.LossRate{Name: "ethtool:pps_allowance_exceeded", Class: irq.LossAllowance, PerS: 1})}}.samples(5), []Limits{{NIC: "eth0", PortMbps: 1000}})
 		wantBound(t, v, BoundEthernet)
 		if f := oneFinding(t, v, finding.RunAllowance); f.Severity != finding.Warn || !strings.Contains(f.Summary, "exceeded its cloud allowance 5.0 times") {
@@ -702,7 +706,7 @@ func TestJudgeLosses(t *testing.T) {
 		drop := irq.LossRate{Name: "sysfs:rx_missed_errors", Class: irq.LossNIC, PerS: 100}
 		active := runOf{cpus: cpus, nics: []irq.NICRate{nicAt("eth0", rx, fullBytes, 0, 0, drop)}}
 		idle := runOf{cpus: cpus, nics: []irq.NICRate{nicAt("eth0", 0, 0, 0, 0, drop)}}
-		v := Judge(concat(active.samples(4), idle.samples(6)), tenG)
+		v := judgeRoom(concat(active.samples(4), idle.samples(6)), tenG)
 		if len(v.Losses) != 1 || !near(v.Losses[0].Count, 1000, 1e-9) || !near(v.Losses[0].PerS, 100, 1e-9) {
 			t.Errorf("losses %+v", v.Losses)
 		}
@@ -717,9 +721,9 @@ func TestJudgeLinkChanged(t *testing.T) {
 	at := func(gts float64) []irq.PCIeState {
 		return []irq.PCIeState{{Address: "0000:01:00.0", GTs: gts, Width: 1}, {Address: rootPort, GTs: gts, Width: 1}}
 	}
-	rest := Judge(runOf{cpus: idleCPUs(0, 1), nics: nics}.samples(5), lim)
-	same := Judge(runOf{cpus: idleCPUs(0, 1), nics: nics, pcie: at(2.5)}.samples(5), lim)
-	ran := Judge(runOf{cpus: idleCPUs(0, 1), nics: nics, pcie: at(5)}.samples(5), lim)
+	rest := judgeRoom(runOf{cpus: idleCPUs(0, 1), nics: nics}.samples(5), lim)
+	same := judgeRoom(runOf{cpus: idleCPUs(0, 1), nics: nics, pcie: at(2.5)}.samples(5), lim)
+	ran := judgeRoom(runOf{cpus: idleCPUs(0, 1), nics: nics, pcie: at(5)}.samples(5), lim)
 	p25, p5 := ceilingOf(rest, BoundPCIe), ceilingOf(ran, BoundPCIe)
 	if p25 == nil || p5 == nil {
 		t.Fatalf("pcie ceilings %+v / %+v", rest.Ceilings, ran.Ceilings)
@@ -742,7 +746,7 @@ func TestJudgeLinkChanged(t *testing.T) {
 	// Downtrained at rest, retrained only under load: the verdict uses the
 	// speed of the active samples.
 	idle := runOf{cpus: idleCPUs(0, 1), pcie: at(2.5)}
-	mixed := Judge(concat(idle.samples(3), runOf{cpus: idleCPUs(0, 1), nics: nics, pcie: at(5)}.samples(5), idle.samples(2)), lim)
+	mixed := judgeRoom(concat(idle.samples(3), runOf{cpus: idleCPUs(0, 1), nics: nics, pcie: at(5)}.samples(5), idle.samples(2)), lim)
 	if c := ceilingOf(mixed, BoundPCIe); c == nil || c.CeilingMbps != p5.CeilingMbps {
 		t.Errorf("mixed run's pcie ceiling %+v, want %v", c, p5.CeilingMbps)
 	}
@@ -782,7 +786,7 @@ func TestJudgeAER(t *testing.T) {
 			if !c.withoutCounters {
 				st.AERCorrectable, st.AERNonFatal, st.AERFatal = u(c.corr), u(c.nonfatal), u(0)
 			}
-			v := Judge(runOf{cpus: idleCPUs(0), nics: nics, pcie: []irq.PCIeState{st}}.samples(5), lim)
+			v := judgeRoom(runOf{cpus: idleCPUs(0), nics: nics, pcie: []irq.PCIeState{st}}.samples(5), lim)
 			fs := findingsOf(v, finding.RunAERErrors)
 			if len(fs) != c.want {
 				t.Fatalf("aer findings %v", fs)
@@ -799,13 +803,13 @@ func TestJudgeAER(t *testing.T) {
 func TestJudgeSharedHop(t *testing.T) {
 	pps := 56_740.0
 	nics := []irq.NICRate{nicAt("a", pps, fullBytes, pps, fullBytes), nicAt("b", pps, fullBytes, pps, fullBytes)}
-	one := Judge(runOf{nics: nics[:1]}.samples(5), []Limits{pcieLimits("a", "0000:01:00.0", rootPort, 2.5, 1, 2)})
+	one := judgeRoom(runOf{nics: nics[:1]}.samples(5), []Limits{pcieLimits("a", "0000:01:00.0", rootPort, 2.5, 1, 2)})
 	alone := ceilingOf(one, BoundPCIe)
 	if alone == nil {
 		t.Fatalf("ceilings %+v", one.Ceilings)
 	}
 
-	shared := Judge(runOf{nics: nics}.samples(5), []Limits{
+	shared := judgeRoom(runOf{nics: nics}.samples(5), []Limits{
 		pcieLimits("a", "0000:01:00.0", rootPort, 2.5, 1, 2), pcieLimits("b", "0000:01:00.1", rootPort, 2.5, 1, 2)})
 	hops := ceilingsOf(shared, BoundPCIe)
 	if len(hops) != 1 || strings.Join(hops[0].NICs, ",") != "a,b" || hops[0].Subject != rootPort {
@@ -816,7 +820,7 @@ func TestJudgeSharedHop(t *testing.T) {
 		t.Errorf("shared hop %+v, want twice the load of one NIC (%+v) against the same ceiling", hops[0], *alone)
 	}
 
-	apart := Judge(runOf{nics: nics}.samples(5), []Limits{
+	apart := judgeRoom(runOf{cpus: idleCPUs(0, 1), nics: nics}.samples(5), []Limits{
 		pcieLimits("a", "0000:01:00.0", rootPort, 2.5, 1, 1), pcieLimits("b", "0000:02:00.0", "0000:00:1c.1", 2.5, 1, 1)})
 	hops = ceilingsOf(apart, BoundPCIe)
 	if len(hops) != 2 {
@@ -840,7 +844,7 @@ func TestJudgeSharedHop(t *testing.T) {
 		l.Path = nil
 		return l
 	}
-	v := Judge(runOf{nics: nics}.samples(5), []Limits{anon("a"), anon("b")})
+	v := judgeRoom(runOf{nics: nics}.samples(5), []Limits{anon("a"), anon("b")})
 	if hops := ceilingsOf(v, BoundPCIe); len(hops) != 2 || hops[0].Subject == hops[1].Subject {
 		t.Errorf("anonymous hops %+v", hops)
 	}
@@ -861,7 +865,7 @@ func TestJudgeUSB(t *testing.T) {
 		{"USB 3.0, 200 + 200 Mb/s", 5000, half, half, BoundOutside, 200 / 4000.0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			v := Judge(runOf{cpus: idleCPUs(0, 1), nics: []irq.NICRate{nicAt("usb0", c.rx, fullBytes, c.tx, fullBytes)}}.samples(5),
+			v := judgeRoom(runOf{cpus: idleCPUs(0, 1), nics: []irq.NICRate{nicAt("usb0", c.rx, fullBytes, c.tx, fullBytes)}}.samples(5),
 				[]Limits{{NIC: "usb0", PortMbps: 1000, USBMbps: c.usb}})
 			wantBound(t, v, c.want)
 			u := ceilingOf(v, BoundUSB)
@@ -894,7 +898,7 @@ func TestJudgeTunnel(t *testing.T) {
 	}{{21, BoundTunnel}, {18, BoundOutside}} {
 		t.Run(fmt.Sprint(c.gbps), func(t *testing.T) {
 			pps := ppsFor(c.gbps*1000, fullFrame)
-			v := Judge(runOf{cpus: idleCPUs(0, 1, 2, 3), nics: []irq.NICRate{nicAt("eth0", pps, fullBytes, pps/20, 62)}}.samples(5), []Limits{lim})
+			v := judgeRoom(runOf{cpus: idleCPUs(0, 1, 2, 3), nics: []irq.NICRate{nicAt("eth0", pps, fullBytes, pps/20, 62)}}.samples(5), []Limits{lim})
 			wantBound(t, v, c.want)
 			tc := ceilingOf(v, BoundTunnel)
 			rxBits, txBits := pps*fullFrame*8, pps/20*66*8
@@ -917,13 +921,13 @@ func TestJudgeTunnel(t *testing.T) {
 // TestJudgeUnknown: nothing to judge, or nothing to judge it by.
 func TestJudgeUnknown(t *testing.T) {
 	t.Run("no samples", func(t *testing.T) {
-		v := Judge(nil, pairLimits())
+		v := judgeRoom(nil, pairLimits())
 		if v.Bound != BoundUnknown || v.Samples != 0 || v.ActiveSamples != 0 || len(v.Findings) != 0 || v.Limit != nil || v.Share != nil {
 			t.Errorf("%+v", v)
 		}
 	})
 	t.Run("all-zero traffic", func(t *testing.T) {
-		v := Judge(runOf{cpus: idleCPUs(0, 1), nics: pairNICs(0)}.samples(10), pairLimits())
+		v := judgeRoom(runOf{cpus: idleCPUs(0, 1), nics: pairNICs(0)}.samples(10), pairLimits())
 		if v.Bound != BoundUnknown || v.Samples != 10 || len(v.Findings) != 0 || len(v.Ceilings) != 0 {
 			t.Errorf("%+v", v)
 		}
@@ -937,17 +941,17 @@ func TestJudgeUnknown(t *testing.T) {
 	})
 	t.Run("a trickle", func(t *testing.T) {
 		// Under 1 Mb/s and 1000 frames/s at its busiest: no run.
-		v := Judge(runOf{nics: []irq.NICRate{nicAt("eth0", 50, 1000, 50, 66)}}.samples(10), []Limits{{NIC: "eth0", PortMbps: 1}})
+		v := judgeRoom(runOf{nics: []irq.NICRate{nicAt("eth0", 50, 1000, 50, 66)}}.samples(10), []Limits{{NIC: "eth0", PortMbps: 1}})
 		if v.Bound != BoundUnknown {
 			t.Errorf("%s: %s", v.Bound, v.Summary)
 		}
 	})
 	t.Run("small packets at a low bit rate are a run", func(t *testing.T) {
-		v := Judge(runOf{nics: []irq.NICRate{nicAt("eth0", 1500, 60, 0, 0)}}.samples(10), []Limits{{NIC: "eth0", PortMbps: 1}})
+		v := judgeRoom(runOf{nics: []irq.NICRate{nicAt("eth0", 1500, 60, 0, 0)}}.samples(10), []Limits{{NIC: "eth0", PortMbps: 1}})
 		wantBound(t, v, BoundEthernet) // 0.77 Mb/s of 64-byte frames fill a 1 Mb/s port
 	})
 	t.Run("traffic, no limits, no CPU data", func(t *testing.T) {
-		v := Judge(runOf{nics: []irq.NICRate{nicAt("eth0", 80_000, fullBytes, 4_000, 62)}}.samples(10), nil)
+		v := judgeRoom(runOf{nics: []irq.NICRate{nicAt("eth0", 80_000, fullBytes, 4_000, 62)}}.samples(10), nil)
 		wantBound(t, v, BoundUnknown)
 		if len(v.Ceilings) != 0 || v.Next != nil || v.Share != nil || !near(v.AchievedMbps, 80_000*fullFrame*8/1e6, 1e-6) {
 			t.Errorf("%+v", v)
@@ -958,7 +962,7 @@ func TestJudgeUnknown(t *testing.T) {
 		}
 	})
 	t.Run("limits of other NICs only", func(t *testing.T) {
-		v := Judge(runOf{nics: []irq.NICRate{nicAt("eth1", 80_000, fullBytes, 0, 0)}}.samples(10), pairLimits())
+		v := judgeRoom(runOf{nics: []irq.NICRate{nicAt("eth1", 80_000, fullBytes, 0, 0)}}.samples(10), pairLimits())
 		wantBound(t, v, BoundUnknown)
 	})
 }
@@ -969,7 +973,7 @@ func TestJudgeUnknown(t *testing.T) {
 func TestJudgeCard(t *testing.T) {
 	lim := []Limits{{NIC: "enp1s0f0", PortMbps: 10_000, RealDevice: "a MikroTik CCR2004 emulating it", BoundBy: "the card's CPU", MovesMbps: 3000}}
 	pps := ppsFor(2900, fullFrame)
-	v := Judge(runOf{cpus: idleCPUs(0, 1), nics: []irq.NICRate{nicAt("enp1s0f0", pps, fullBytes, pps/2, 62)}}.samples(5), lim)
+	v := judgeRoom(runOf{cpus: idleCPUs(0, 1), nics: []irq.NICRate{nicAt("enp1s0f0", pps, fullBytes, pps/2, 62)}}.samples(5), lim)
 	wantBound(t, v, BoundOutside)
 	c := ceilingOf(v, LayerCard)
 	if c == nil || !near(c.Share, 2900/3000.0, 1e-9) || c.CeilingMbps != 3000 {
@@ -991,7 +995,7 @@ func TestJudgeCard(t *testing.T) {
 func TestJudgeTrafficCeilings(t *testing.T) {
 	line := 1000 * fullFrame / (fullFrame + 20)
 	rx, tx := ppsFor(0.5*line, fullFrame), ppsFor(0.25*line, fullFrame)
-	v := Judge(runOf{nics: []irq.NICRate{nicAt("eth0", rx, fullBytes, tx, fullBytes)}}.samples(5), []Limits{pcieLimits("eth0", "0000:01:00.0", rootPort, 2.5, 1, 1)})
+	v := judgeRoom(runOf{nics: []irq.NICRate{nicAt("eth0", rx, fullBytes, tx, fullBytes)}}.samples(5), []Limits{pcieLimits("eth0", "0000:01:00.0", rootPort, 2.5, 1, 1)})
 	e, p := ceilingOf(v, BoundEthernet), ceilingOf(v, BoundPCIe)
 	if len(v.Traffic) != 2 || e == nil || p == nil || e.Direction != "rx" || !(e.Share > p.Share) {
 		t.Fatalf("traffic %+v ceilings %+v: the case needs the rx line nearer than the hop", v.Traffic, v.Ceilings)
@@ -1009,7 +1013,7 @@ func TestJudgeTrafficCeilings(t *testing.T) {
 
 // TestJudgeJSON: a verdict marshals, with its stable field names.
 func TestJudgeJSON(t *testing.T) {
-	v := Judge(runOf{cpus: pairCPUs(), nics: pairNICs(1)}.samples(5), pairLimits())
+	v := judgeRoom(runOf{cpus: pairCPUs(), nics: pairNICs(1)}.samples(5), pairLimits())
 	b, err := json.Marshal(v)
 	if err != nil {
 		t.Fatal(err)
@@ -1023,7 +1027,8 @@ func TestJudgeJSON(t *testing.T) {
 
 // knownBounds are the verdicts Judge may return.
 var knownBounds = map[Bound]bool{BoundEthernet: true, BoundPCIe: true, BoundTunnel: true, BoundUSB: true, BoundCore: true,
-	BoundCommand: true, BoundNICDrops: true, BoundPause: true, BoundOutside: true, BoundUnknown: true}
+	BoundCommand: true, BoundNICDrops: true, BoundPause: true, BoundOutside: true, BoundUnknown: true,
+	BoundQdisc: true, BoundTransport: true, BoundSocket: true, BoundConntrack: true, BoundOtherWork: true}
 
 // checkVerdict fails unless every number of v is finite and not negative,
 // its bound is known, its text holds no NaN or Inf, and it marshals.
@@ -1140,7 +1145,7 @@ func TestJudgeRobust(t *testing.T) {
 		{"huge bytes, tiny packets", with(func(s *irq.Sample) { s.NICs[0].RXBytesPerS, s.NICs[0].RXPacketsPerS = 1e300, 1e-300 }), pairLimits(), ""},
 		{"most bytes, fewest packets", with(func(s *irq.Sample) { s.NICs[0].RXBytesPerS, s.NICs[0].RXPacketsPerS = 1e15, 5e-324 }), pairLimits(), ""},
 		{"a CPU all but stolen", runOf{cpus: []irq.CPURate{{CPU: 0, BusyPct: 5e-324, SoftIRQPct: 5e-324, StealPct: 100}},
-			nics: []irq.NICRate{nicAt("eth0", 80_000, fullBytes, 0, 0)}}.samples(3), nil, BoundCore},
+			nics: []irq.NICRate{nicAt("eth0", 80_000, fullBytes, 0, 0)}}.samples(3), nil, BoundOtherWork},
 		{"bytes without packets", with(func(s *irq.Sample) { s.NICs[0].RXBytesPerS, s.NICs[0].RXPacketsPerS = 1e9, 0 }), pairLimits(), ""},
 		{"packets without bytes", with(func(s *irq.Sample) { s.NICs[0].RXBytesPerS = 0 }), pairLimits(), ""},
 		{"interval 0", with(func(s *irq.Sample) { s.IntervalS = 0 }), pairLimits(), BoundPCIe},
@@ -1208,7 +1213,7 @@ func TestJudgeRobust(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			v := Judge(c.samples, c.limits)
+			v := judgeRoom(c.samples, c.limits)
 			checkVerdict(t, v)
 			if c.want != "" && v.Bound != c.want {
 				t.Errorf("bound %s, want %s: %s", v.Bound, c.want, v.Summary)
@@ -1262,19 +1267,23 @@ func BenchmarkJudge(b *testing.B) {
 // softirq work (20 %) and another process (40 %, the load generator's
 // server, say) is the command's: the run's own work is the larger part of
 // it, and the thread the larger part of that. With the other process at
-// 70 % and the run's own work under half, the CPU is nobody's ceiling.
+// 70 % and the run's own work under half, the CPU is nobody's ceiling:
+// the other work bound the run.
 func TestJudgeSharedCPU(t *testing.T) {
 	pps := ppsFor(500, 1518)
 	nics := []irq.NICRate{nicAt("veth0", pps, 1514, pps/20, 62)}
 	thread := []irq.ThreadRate{{PID: 10, TID: 10, Comm: "iperf3", UserPct: 5, SystemPct: 35, CPU: 1}}
-	v := Judge(runOf{cpus: []irq.CPURate{cpuAt(0, 0, 0, 0, 3), cpuAt(1, 0, 20, 20, 60)}, nics: nics, threads: thread}.samples(4), nil)
+	v := judgeRoom(runOf{cpus: []irq.CPURate{cpuAt(0, 0, 0, 0, 3), cpuAt(1, 0, 20, 20, 60)}, nics: nics, threads: thread}.samples(4), nil)
 	wantBound(t, v, BoundCommand)
 	if *v.Limit.CPU != 1 || v.Limit.Share != 1 {
 		t.Errorf("limit %+v", v.Limit)
 	}
 	other := []irq.ThreadRate{{PID: 10, TID: 10, Comm: "iperf3", UserPct: 5, SystemPct: 15, CPU: 1}}
-	v = Judge(runOf{cpus: []irq.CPURate{cpuAt(0, 0, 0, 0, 3), cpuAt(1, 0, 5, 75, 15)}, nics: nics, threads: other}.samples(4), nil)
-	wantBound(t, v, BoundOutside)
+	v = judgeRoom(runOf{cpus: []irq.CPURate{cpuAt(0, 0, 0, 0, 3), cpuAt(1, 0, 5, 75, 15)}, nics: nics, threads: other}.samples(4), nil)
+	wantBound(t, v, BoundOtherWork)
+	if v.Limit != nil || v.Cause == nil || v.Cause.Subject != "CPU 1" || !strings.Contains(v.Summary, "70 % user and system time that is not the command's") {
+		t.Errorf("cause %+v: %s", v.Cause, v.Summary)
+	}
 }
 
 // TestJudgeUnweighedPeak: a sample whose interval cannot be weighed (0 s)
@@ -1286,7 +1295,7 @@ func TestJudgeUnweighedPeak(t *testing.T) {
 	glitch := good[0]
 	glitch.IntervalS = 0
 	glitch.NICs = []irq.NICRate{nicAt("eth0", 1e9, 1514, 0, 0)}
-	v := Judge(append([]irq.Sample{glitch}, good...), []Limits{{NIC: "eth0", PortMbps: 1000}})
+	v := judgeRoom(append([]irq.Sample{glitch}, good...), []Limits{{NIC: "eth0", PortMbps: 1000}})
 	wantBound(t, v, BoundEthernet)
 	if v.ActiveSamples != 5 {
 		t.Errorf("active samples %d, want 5", v.ActiveSamples)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/irq"
+	"github.com/nicdiag/nicdiag/stack"
 )
 
 // Window is a monitored run reduced as its samples arrive: the summary's
@@ -25,6 +26,7 @@ type Window struct {
 	samples int
 	peak    float64 // the busiest sample's busier direction, frame Mb/s
 	most    load    // the busiest sample's load
+	stack   *stack.Aggregator // this host's stack (AddStack); nil: not read
 }
 
 // NewWindow returns an empty window judged against limits (see Limits;
@@ -82,6 +84,14 @@ func (w *Window) judgement() *judgement {
 	}
 	j.traffic = all[0].(*trafficLayer)
 	j.traffic.means(w.span.seconds())
+	j.traffic.soft = map[string]bool{}
+	for _, l := range w.limits {
+		j.traffic.soft[l.NIC] = l.software()
+	}
+	if w.stack != nil {
+		s := w.stack.Summary()
+		j.stack = &s
+	}
 	for _, l := range interior {
 		switch l := l.(type) {
 		case *cpuLayer:
@@ -90,6 +100,8 @@ func (w *Window) judgement() *judgement {
 			j.command = l
 		case *pcieLayer:
 			j.pcie = l
+		case *queueLayer:
+			j.queues = l
 		}
 	}
 	j.command.means()
@@ -109,6 +121,7 @@ func (w *Window) Verdict() Verdict {
 	v := Verdict{Samples: w.samples, ActiveSamples: w.span.samples(), ActiveSeconds: j.traffic.secs, PeakMbps: w.peak}
 	w.losses.offer(j, &v)
 	v.BusiestCPU = j.cpu.busiest()
+	v.Stack, v.CPUs, v.Watched = j.stack, j.cpuLoads(), j.watched()
 	if w.span.first == nil {
 		for _, u := range w.losses.nics { // every NIC sampled, at no traffic
 			v.Traffic = append(v.Traffic, Traffic{NIC: u.name, Direction: "rx"}, Traffic{NIC: u.name, Direction: "tx"})
@@ -122,6 +135,7 @@ func (w *Window) Verdict() Verdict {
 	for _, l := range j.layers {
 		l.offer(j, &v)
 	}
+	j.offerStack(&v)
 	// A ceiling whose numbers overflowed (absurd counters against a tiny
 	// capacity) says nothing and would make the verdict unencodable.
 	v.Ceilings = slices.DeleteFunc(v.Ceilings, func(c Ceiling) bool {
@@ -131,6 +145,7 @@ func (w *Window) Verdict() Verdict {
 	fillTrafficCeilings(v.Traffic, v.Ceilings)
 	v.decide(j)
 	v.Findings = append(v.Findings, v.verdictFinding())
+	v.Findings = append(v.Findings, j.stackFindings(&v)...)
 	v.Findings = append(v.Findings, w.losses.findings(j, &v)...)
 	for _, l := range j.layers {
 		v.Findings = append(v.Findings, l.findings(j, &v)...)

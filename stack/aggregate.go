@@ -13,6 +13,8 @@ const (
 	maxAggInterfaces = 256
 	maxAggMissing    = 32
 	maxTopPerCPU     = 16
+	// maxIntervalS bounds an interval Add weighs in: a day.
+	maxIntervalS = 86400
 )
 
 // Aggregator folds a run's Samples, one at a time, into what the Summary
@@ -81,7 +83,7 @@ func NewAggregator() *Aggregator {
 // Add folds one sample in. x is not kept.
 func (a *Aggregator) Add(x Sample) {
 	dt := x.IntervalS
-	if dt <= 0 || dt != dt {
+	if !(dt > 0 && dt <= maxIntervalS) {
 		return // the first reading's sample, or a broken one
 	}
 	a.samples++
@@ -230,7 +232,7 @@ type procAgg struct {
 }
 
 func (a *Aggregator) addCPUs(cs []CPUWork, dt float64) {
-	if dt <= 0 || len(cs) == 0 {
+	if !(dt > 0 && dt <= maxIntervalS) || len(cs) == 0 {
 		return
 	}
 	a.cpuSpan += dt

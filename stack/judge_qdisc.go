@@ -41,23 +41,29 @@ func judgeQdiscs(qs []QdiscSummary, missing []string) ([]Judgement, LayerStatus)
 	return out, st
 }
 
-// ceilingRate is the most a qdisc or class lets through, in bytes per
-// second: an htb class under another class borrows up to its ceil; one
-// under the qdisc has no class to borrow from and stops at its rate.
-func ceilingRate(q *QdiscSummary) uint64 {
+// Limit is the most a qdisc or class lets through, in bytes per second
+// (0: no shaping rate): an htb class under another class borrows up to
+// its ceil; one under the qdisc has no class to borrow from and stops at
+// its rate.
+func (q *QdiscSummary) Limit() uint64 {
 	if q.Class && q.Ceil > 0 && q.Parent != "root" && !strings.HasSuffix(q.Parent, ":") {
 		return q.Ceil
 	}
 	return q.Rate
 }
 
-// qdiscName names a qdisc: "tbf 1: on veth0", "htb class 1:10 on eth0".
-func qdiscName(q *QdiscSummary) string {
+func ceilingRate(q *QdiscSummary) uint64 { return q.Limit() }
+
+// Name names a qdisc in a sentence: "tbf 1: on veth0", "htb class 1:10
+// on eth0".
+func (q *QdiscSummary) Name() string {
 	if q.Class {
 		return fmt.Sprintf("%s class %s on %s", q.Kind, q.Handle, q.Iface)
 	}
 	return fmt.Sprintf("%s %s on %s", q.Kind, q.Handle, q.Iface)
 }
+
+func qdiscName(q *QdiscSummary) string { return q.Name() }
 
 // judgeQdisc judges one qdisc or class.
 func judgeQdisc(q *QdiscSummary) []Judgement {

@@ -145,9 +145,18 @@ func senderWindow(f *FlowSummary, j *Judgement, ev []string, all []FlowSummary, 
 			}
 			j.Kind = "local_window"
 			j.Subject = flowName(r)
-			j.Summary = fmt.Sprintf("the flow %s waited on the receive window %s of the time it had data to send: the receiving socket %s is on this host (network namespace %d), its buffer %s",
-				flowName(f), shareText(f.RwndLimitedShare), r.Local, r.Netns, bytesText(float64(r.RcvbufMax)))
-			j.Fix = rmemFix(r, ns[r.Netns].Buffers)
+			b := ns[r.Netns].Buffers
+			j.Summary = fmt.Sprintf("the flow %s waited on the receive window %s of the time it had data to send: the receiving socket %s is on this host (network namespace %d); %s",
+				flowName(f), shareText(f.RwndLimitedShare), r.Local, r.Netns, bufferCap(r, b))
+			if need := f.SendMbps * 1e6 / 8 * f.RTTMs / 1000; need > 0 {
+				j.Summary += fmt.Sprintf("; at %s over a %s round trip the flow kept %s in flight, all the window gave it: each doubling of the window doubles the rate while the path has room",
+					mbpsText(f.SendMbps), msText(f.RTTMs), bytesText(need))
+			}
+			j.Evidence = append(j.Evidence, "receive buffer "+bytesText(float64(r.RcvbufMax)))
+			if b != nil {
+				j.Evidence = append(j.Evidence, fmt.Sprintf("net.ipv4.tcp_rmem max %s, net.core.rmem_max %s", bytesText(float64(b.TCPRmem[2])), bytesText(float64(b.RmemMax))))
+			}
+			j.Fix = rmemFix(r, b)
 			return j
 		}
 	}
