@@ -24,8 +24,8 @@ type Window struct {
 	losses  *lossLayer
 	span    span
 	samples int
-	peak    float64 // the busiest sample's busier direction, frame Mb/s
-	most    load    // the busiest sample's load
+	peak    float64           // the busiest sample's busier direction, frame Mb/s
+	most    load              // the busiest sample's load
 	stack   *stack.Aggregator // this host's stack (AddStack); nil: not read
 }
 
