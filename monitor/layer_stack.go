@@ -34,7 +34,8 @@ func (j *judgement) offerStack(v *Verdict) {
 		bps, pps := float64(q.Bytes)/q.Seconds, float64(q.Packets)/q.Seconds
 		share := math.Min(bps/float64(limit), 1)
 		c := Ceiling{Layer: BoundQdisc, Subject: q.Name(), Direction: "tx", Share: share,
-			What: fmt.Sprintf("the %s shaping to %s", q.Name(), mbps(float64(limit)*8/1e6))}
+			What: fmt.Sprintf("the %s shaping to %s", q.Name(), mbps(float64(limit)*8/1e6)),
+			held: q.Packets > 0 && float64(q.Overlimits) >= heldShare*float64(q.Packets)}
 		if u := j.traffic.nic(q.Iface); u != nil && monitored[q.Netns] {
 			c.NICs = []string{q.Iface}
 			c.AchievedMbps = frameBits(u.txBPS, u.txPPS) / 1e6
@@ -47,6 +48,26 @@ func (j *judgement) offerStack(v *Verdict) {
 		}
 		v.Ceilings = append(v.Ceilings, c)
 	}
+}
+
+// heldShare and heldMin: a shaper that held back (overlimits) at least
+// heldShare of its packets while it carried at least heldMin of its rate
+// was the limit: the traffic wanted more than it let through, whatever a
+// CPU's share. (stack's own thresholds: 1 % and 75 %.)
+const (
+	heldShare = 0.01
+	heldMin   = 0.75
+)
+
+// heldShaper returns the shaper among cs that held the traffic back at
+// heldMin of its rate or more, the nearest to its rate; nil for none.
+func heldShaper(cs []Ceiling) *Ceiling {
+	for i := range cs {
+		if c := &cs[i]; c.Layer == BoundQdisc && c.held && c.Share >= heldMin {
+			return c
+		}
+	}
+	return nil
 }
 
 // causeOrder is the order in which the stack's layers are asked for what

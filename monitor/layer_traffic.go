@@ -98,27 +98,41 @@ func (t *trafficLayer) nic(name string) *nicUse {
 }
 
 // names are the NICs that moved, or every NIC when none did. Software
-// NICs count only where no NIC with a device moved: a bridge, VLAN or
-// veth carries the traffic a NIC carries too, or traffic that never
-// reaches a wire.
+// NICs count only where no NIC with a device moved traffic worth judging
+// (minMbps, minPPS): a bridge, VLAN or veth carries the traffic a NIC
+// carries too, or traffic that never reaches a wire.
 func (t *trafficLayer) names() []string {
-	var out []string
-	for _, soft := range []bool{false, true} {
-		for _, u := range t.nics {
-			if u.rxPPS+u.txPPS > 0 && t.soft[u.name] == soft {
-				out = append(out, u.name)
+	var devices, all []string
+	worth := false
+	for _, u := range t.nics {
+		if u.rxPPS+u.txPPS <= 0 {
+			continue
+		}
+		all = append(all, u.name)
+		if !t.soft[u.name] {
+			devices = append(devices, u.name)
+			l := load{frameBits(max(u.rxBPS, u.txBPS), max(u.rxPPS, u.txPPS)) / 1e6, u.rxPPS + u.txPPS}
+			worth = worth || l.moved()
+		}
+	}
+	switch {
+	case worth:
+		return devices
+	case len(all) > len(devices):
+		var soft []string
+		for _, n := range all {
+			if t.soft[n] {
+				soft = append(soft, n)
 			}
 		}
-		if len(out) > 0 {
-			return out
-		}
+		return soft
+	case len(all) > 0:
+		return all
 	}
-	if len(out) == 0 {
-		for _, u := range t.nics {
-			out = append(out, u.name)
-		}
+	for _, u := range t.nics {
+		all = append(all, u.name)
 	}
-	return out
+	return all
 }
 
 // dirMbps is what the NICs named moved per direction, in frame Mb/s, and

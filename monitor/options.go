@@ -37,6 +37,8 @@ type options struct {
 	recordFile string
 	findings   []finding.Finding
 	limits     []Limits // the target's
+	netns      string   // WithNetns's path
+	routed     bool     // WithRoutedInterfaces
 }
 
 func newOptions(opts []Option) options {
@@ -80,7 +82,18 @@ func WithRoot(dir string) option.Option { return option.Root(dir) }
 // file is at path (see irq.WithNetns): for NICs that live in a namespace
 // other than the caller's, such as a veth pair of a test bed.
 func WithNetns(path string) Option {
-	return own(func(o *options) { o.irq = append(o.irq, irq.WithNetns(path)) })
+	return own(func(o *options) { o.irq, o.netns = append(o.irq, irq.WithNetns(path)), path })
+}
+
+// WithRoutedInterfaces has the run watch, besides the target's, the
+// interfaces of its namespace that the command's flows (WithCommand,
+// Run.Watch) leave by, as this host's stack finds them (a route lookup
+// of each flow's peer): from the sample after the one that first saw
+// them, each with Limits.Why "routed". A harness that names no interface
+// gets a verdict on the one its load went through, a veth or a bridge
+// included. Under WithNetns it has no effect.
+func WithRoutedInterfaces() Option {
+	return own(func(o *options) { o.routed = true })
 }
 
 // WithCommand runs cmd while sampling: Start starts it (after the first

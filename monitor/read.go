@@ -275,18 +275,19 @@ func (rec *Record) decodeLine(line []byte, lineNo int, cpus map[int]bool, queues
 		}
 		rec.before = st.Findings
 	case "sample":
-		var s irq.Sample
-		if err := json.Unmarshal(body, &s); err != nil {
-			return fmt.Errorf("sample: %v", err)
-		}
-		if err := checkSample(&s, cpus, queues); err != nil {
+		s, err := decodeSample(body, cpus, queues)
+		if err != nil {
 			return fmt.Errorf("sample: %v", err)
 		}
 		if len(rec.Samples) >= MaxSamples {
 			return fmt.Errorf("more than %d samples", MaxSamples)
 		}
-		rec.Samples = append(rec.Samples, s)
-		rec.window().Add(s)
+		if len(rec.Limits)+len(s.Added) > MaxQueues {
+			return fmt.Errorf("sample: more than %d NIC limits", MaxQueues)
+		}
+		rec.Samples = append(rec.Samples, s.Sample)
+		rec.Limits = append(rec.Limits, s.Added...)
+		rec.window().AddSample(s)
 	case "summary":
 		return rec.decodeSummary(body)
 	default:

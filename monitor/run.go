@@ -23,6 +23,7 @@ type Run struct {
 	ctx     context.Context // Start's: done means interrupted
 	cancel  context.CancelFunc
 	sampler *irq.Sampler
+	follow  follower // this host's stack, and the interfaces it adds
 	rec     recorder
 	cmd     *exec.Cmd
 	cmdDone <-chan CommandResult
@@ -35,7 +36,7 @@ type Run struct {
 
 	mu      sync.Mutex
 	win     *Window
-	backlog []irq.Sample // taken, not yet handed out by Next
+	backlog []Sample // taken, not yet handed out by Next
 	skipped int          // samples Next never handed out (MaxBacklog)
 	queues  []irq.NICQueues
 	wake    chan struct{} // closed at each new sample and at the end
@@ -94,9 +95,11 @@ func Start(ctx context.Context, t Target, opts ...Option) (*Run, error) {
 	}
 	r := &Run{o: o, ctx: ctx, sampler: s, cmd: o.cmd, looped: make(chan struct{}), wake: make(chan struct{}),
 		queues: slices.Clone(s.Queues()), win: NewWindow(o.limits)}
+	r.follow.start(ctx, o, nics, iopts)
 	r.watch.Store(-1)
 	if err := r.rec.open(o); err != nil {
 		s.Close()
+		r.follow.close()
 		return nil, err
 	}
 	var argv []string
@@ -119,10 +122,13 @@ func Start(ctx context.Context, t Target, opts ...Option) (*Run, error) {
 		if r.cmdExited, r.cmdDone, err = startCommand(o.cmd, cancel); err != nil {
 			r.cancel()
 			r.rec.close()
+			s.Close()
+			r.follow.close()
 			return nil, err
 		}
 		r.tree = newTree(o.cmd.Process.Pid, ownGroup, marker)
-		s.Watch(o.cmd.Process.Pid) // before the loop: the sampler is not shared yet
+		s.Watch(o.cmd.Process.Pid) // before the loop: the samplers are not shared yet
+		r.follow.watch(o.cmd.Process.Pid)
 	}
 	go r.loop(sctx)
 	return r, nil
@@ -132,12 +138,14 @@ func Start(ctx context.Context, t Target, opts ...Option) (*Run, error) {
 // command's process group too, which must not run on unwatched.
 func (r *Run) loop(ctx context.Context) {
 	defer close(r.looped)
-	defer r.sampler.Close() // the files and sockets it keeps open
+	defer func() { r.sampler.Close() }() // the files and sockets it keeps open
+	defer r.follow.close()
 	for {
 		if pid := r.watch.Swap(-1); pid >= 0 {
 			r.sampler.Watch(int(pid))
+			r.follow.watch(int(pid))
 		}
-		x, err := r.sampler.Next(ctx)
+		ix, err := r.sampler.Next(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
 				err = nil
@@ -150,11 +158,15 @@ func (r *Run) loop(ctx context.Context) {
 			r.mu.Unlock()
 			return
 		}
-		r.rec.write(func(w *Writer) error { return w.WriteSample(x) })
+		x := r.follow.sample(ctx, ix)
+		r.rec.write(func(w *Writer) error { return w.WriteRunSample(x) })
+		if s := r.follow.extend(ctx, r.sampler, x.Stack); s != nil {
+			r.sampler = s
+		}
 		r.mu.Lock()
-		r.win.Add(x)
+		r.win.AddSample(x)
 		if len(r.backlog) == MaxBacklog {
-			r.backlog[0] = irq.Sample{}
+			r.backlog[0] = Sample{}
 			r.backlog = r.backlog[1:]
 			r.skipped++
 		}
@@ -183,12 +195,12 @@ const MaxBacklog = 1024
 // that ended sampling (the counters could not be read; the command, if
 // any, has been killed with what it started). It returns ctx.Err() when
 // ctx is done first.
-func (r *Run) Next(ctx context.Context) (irq.Sample, error) {
+func (r *Run) Next(ctx context.Context) (Sample, error) {
 	for {
 		r.mu.Lock()
 		if len(r.backlog) > 0 {
 			x := r.backlog[0]
-			r.backlog[0] = irq.Sample{}
+			r.backlog[0] = Sample{}
 			r.backlog = r.backlog[1:]
 			r.mu.Unlock()
 			return x, nil
@@ -199,14 +211,14 @@ func (r *Run) Next(ctx context.Context) (irq.Sample, error) {
 			if err == nil {
 				err = ErrDone
 			}
-			return irq.Sample{}, err
+			return Sample{}, err
 		}
 		wake := r.wake
 		r.mu.Unlock()
 		select {
 		case <-wake:
 		case <-ctx.Done():
-			return irq.Sample{}, ctx.Err()
+			return Sample{}, ctx.Err()
 		}
 	}
 }

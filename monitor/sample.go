@@ -1,6 +1,9 @@
 package monitor
 
 import (
+	"encoding/json"
+	"fmt"
+
 	"github.com/nicdiag/nicdiag/irq"
 	"github.com/nicdiag/nicdiag/stack"
 )
@@ -72,4 +75,52 @@ func (w *Window) AddLimits(ls ...Limits) {
 			w.limits = append(w.limits, l)
 		}
 	}
+}
+
+// decodeSample decodes a record's sample line and checks it (checkSample,
+// checkStack).
+func decodeSample(body []byte, cpus map[int]bool, queues map[queueKey]bool) (Sample, error) {
+	var s Sample
+	if err := json.Unmarshal(body, &s); err != nil {
+		return Sample{}, err
+	}
+	if err := checkSample(&s.Sample, cpus, queues); err != nil {
+		return Sample{}, err
+	}
+	if err := checkStack(s.Stack); err != nil {
+		return Sample{}, fmt.Errorf("stack: %v", err)
+	}
+	return s, nil
+}
+
+// Bounds on a record's stack part: what stack.Sampler writes at most,
+// with room to spare; past them a line is not a sampler's.
+const (
+	maxStackList = 4 * stack.MaxFlows
+	maxStackCPUs = MaxCPUs
+)
+
+// checkStack rejects a stack part no sampler writes: lists past their
+// bounds, an interval that is not one.
+func checkStack(s *stack.Sample) error {
+	if s == nil {
+		return nil
+	}
+	if !(s.IntervalS >= 0 && s.IntervalS <= maxInterval) || !(s.CPUIntervalS >= 0 && s.CPUIntervalS <= maxInterval) {
+		return fmt.Errorf("interval_s %v, cpu_interval_s %v", s.IntervalS, s.CPUIntervalS)
+	}
+	for what, n := range map[string]int{"flows": len(s.Flows), "namespaces": len(s.Namespaces), "interfaces": len(s.Interfaces), "missing": len(s.Missing)} {
+		if n > maxStackList {
+			return fmt.Errorf("more than %d %s", maxStackList, what)
+		}
+	}
+	if len(s.Qdiscs) > MaxQueues || len(s.CPUs) > maxStackCPUs || len(s.Run) > maxStackCPUs {
+		return fmt.Errorf("more than %d qdiscs or CPUs", MaxQueues)
+	}
+	for _, c := range s.CPUs {
+		if len(c.Top) > maxStackList {
+			return fmt.Errorf("cpu %d: more than %d processes", c.CPU, maxStackList)
+		}
+	}
+	return nil
 }

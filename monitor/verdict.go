@@ -170,6 +170,8 @@ type Ceiling struct {
 	// saturated marks the core ceiling of a host whose every CPU was
 	// full, whatever with.
 	saturated bool
+	// held marks a shaper that held packets back (heldShaper).
+	held bool
 }
 
 // Traffic is one NIC in one direction over the run's span.

@@ -42,7 +42,15 @@ func (v *Verdict) decide(j *judgement) {
 			host = append(host, c)
 		}
 	}
-	if len(host) > 0 && host[0].Share >= boundShare {
+	if h := heldShaper(host); h != nil {
+		// The shaper held back traffic that wanted more: it is the
+		// limit, whatever a CPU's share.
+		held := *h
+		i := slices.IndexFunc(host, func(c Ceiling) bool { return c.Same(held) })
+		rest := slices.Delete(host, i, i+1)
+		host = append([]Ceiling{held}, rest...)
+	}
+	if len(host) > 0 && (host[0].Share >= boundShare || host[0].held) {
 		c := host[0]
 		if o := j.otherWork(&c); o != nil {
 			// The full core was full of work that is not the run's.
@@ -162,6 +170,12 @@ func (v *Verdict) boundSentence(j *judgement) string {
 			}
 		}
 		s += fmt.Sprintf(" while %s moved %s: the command bound this run, not the network path", subjectOf(c.NICs), moved)
+	case BoundQdisc:
+		s = fmt.Sprintf("%s moved %s, %s of what %s lets through (%s of frames at this run's mix): the shaper bound this run",
+			subjectOf(c.NICs), moved, pct(c.Share), c.What, mbps(c.CeilingMbps))
+		if b := v.BusiestCPU; b != nil {
+			s += fmt.Sprintf("; the busiest core was %.0f %% busy", b.BusyPct)
+		}
 	default:
 		s = fmt.Sprintf("%s moved %s, %s of the %s %s carries at this run's mix: %s bound this run",
 			subjectOf(c.NICs), moved, pct(c.Share), mbps(c.CeilingMbps), c.What, layerWords(c.Layer))

@@ -58,12 +58,28 @@ func (j *judgement) stackFindings(v *Verdict) []finding.Finding {
 			if v.Limit != nil && v.Limit.Layer == BoundQdisc && g.Kind == "shaper" && g.Subject == v.Limit.Subject {
 				continue
 			}
-			out = append(out, finding.Finding{Code: causeCode(&g), Severity: finding.Warn, Subject: g.Subject,
+			f := finding.Finding{Code: causeCode(&g), Severity: finding.Warn, Subject: g.Subject,
 				Summary: g.Summary, Fix: g.Fix, Evidence: map[string]string{"layer": string(g.Layer), "kind": g.Kind,
-					"stack": strings.Join(g.Evidence, "; ")}})
+					"stack": strings.Join(g.Evidence, "; ")}}
+			if !lossKind(g.Kind) && v.Limit != nil && physical(v.Limit.Layer) {
+				// A full link or shaper stopped the run before this could.
+				f.Severity = finding.Info
+				f.Summary += fmt.Sprintf(" (it did not bind this run: %s did)", v.Limit.What)
+			}
+			out = append(out, f)
 		}
 	}
 	return append(out, j.coreFindings(v)...)
+}
+
+// lossKind reports whether a stack judgement's kind is packets lost in
+// this host, which count whatever bound the run.
+func lossKind(kind string) bool {
+	switch kind {
+	case "qdisc_drops", "conntrack_drops", "udp_receive_buffer", "udp_send_buffer", "tcp_receive_drops":
+		return true
+	}
+	return false
 }
 
 // coreFindings says, for a run a core bound, that one queue carried its

@@ -119,7 +119,7 @@ func judgeSender(f *FlowSummary, all []FlowSummary, ns map[uint64]NamespaceSumma
 		j.Summary = fmt.Sprintf("the flow %s had nothing to send %s of the time: the application (or its rate setting) set its pace, not the stack", j.Subject, shareText(1-f.BusyShare))
 	default:
 		j.Kind, j.Outside, j.Share = "congestion", true, f.BusyShare
-		j.Summary = fmt.Sprintf("the flow %s was held by neither window nor send buffer and lost little: its congestion control paced it to what the path took", j.Subject)
+		j.Summary = fmt.Sprintf("the flow %s was held by neither window nor send buffer and lost little: its congestion control paced it to what the path took, or a pacing rate the application set (SO_MAX_PACING_RATE, iperf3 --fq-rate)", j.Subject)
 	}
 	j.Evidence = ev
 	return j

@@ -17,6 +17,7 @@ import (
 	"github.com/nicdiag/nicdiag/internal/procs"
 	"github.com/nicdiag/nicdiag/monitor"
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 	"github.com/nicdiag/nicdiag/report"
 	"golang.org/x/sys/unix"
 )
@@ -31,7 +32,7 @@ type monitorFlags struct {
 
 var monitorCmd = &command{
 	name:       "monitor",
-	args:       "[IFACE...] | [-- CMD ARGS]",
+	args:       "[IFACE...] [-- CMD ARGS]",
 	signalEnds: true,
 	summary:    "per-core irq/softirq/softnet load live; with -- CMD, the verdict on what bound it",
 	help: `Samples, per CPU, the share of time in hard IRQ and softirq, NET_RX and
@@ -46,9 +47,17 @@ interface, the counters come from the first of these that has them:
      mlx4/mlx5, ena, bnxt_en, hv_netvsc, sfc, virtio_net before 6.10)
 On a terminal it redraws like top; otherwise it prints one block per sample.
 With -- CMD ARGS it runs the command (its input and output pass through),
-samples while it runs (its threads too), and then prints the verdict. nicdiag
-prints nothing while the command runs. Ctrl-C ends sampling; the verdict
-covers what was sampled.
+samples while it runs (its threads and sockets too), and then prints the
+verdict. nicdiag prints nothing while the command runs. Ctrl-C ends
+sampling; the verdict covers what was sampled.
+
+Which interfaces: those named (IFACE and -- CMD combine); else every
+physical NIC, and, with a command, the interfaces its flows leave by
+(found by a route lookup of each flow's peer: a veth, a bridge, lo), from
+the sample after the one that first saw them; on a host without a
+physical NIC, every other interface. The verdict weighs the NICs with a
+device that moved traffic, or, where none did, the software interfaces
+that did, and says which and why.
 
 The command runs in a process group of its own. Started from a terminal's
 foreground, nicdiag gives it the terminal: it reads the terminal and gets
@@ -64,14 +73,22 @@ The run verdict (with or without a command) puts what the NICs achieved
 packet) next to every ceiling at the run's own frame sizes and direction
 mix: each port's line rate, each PCIe hop of the path (the model of
 'nicdiag explain', hops shared by several NICs added up), a USB bus, the
-busiest packet core, and the command's busiest thread. It names the one
-the run reached (90 % or more): run.ethernet_bound, run.pcie_bound,
-run.tunnel_bound, run.usb_bound, run.core_bound, run.command_bound; else
+busiest packet core, the command's busiest thread, and each shaping
+qdisc's rate. It names the one the run reached (90 % or more):
+run.ethernet_bound, run.pcie_bound, run.tunnel_bound, run.usb_bound,
+run.qdisc_bound, run.core_bound (a core full of packet work),
+run.command_bound. A full core whose work was mostly other processes'
+or the hypervisor's (steal) is run.other_work, naming them. Else this
+host's stack, read each sample (sock_diag, /proc/net/snmp and netstat,
+qdiscs, conntrack, the processes on each CPU), says what bound it:
+run.other_work, run.socket_drops, run.qdisc_drops, run.conntrack_drops,
+run.window_bound (this host's receive window), run.sndbuf_bound; else
 run.nic_drops (0.1 % of the packets offered, and 10 a second), run.pause
-(10 pause frames/s), or run.outside_host; run.unknown when nothing is
-known to judge the traffic against. Rates are over the run's span, from the
-first to the last sample that moved traffic, as the load generator's own
-report counts them; the busiest sample is shown beside them (peak).
+(10 pause frames/s); run.outside_host only when every layer of this host
+had room; run.unknown naming what could not be read. Rates are over the
+run's span, from the first to the last sample that moved traffic, as the
+load generator's own report counts them; the busiest sample is shown
+beside them (peak).
 
 --json writes one JSON line per sample and a summary line at the end
 (with a command: only the summary). --record FILE writes the same lines,
@@ -89,7 +106,8 @@ Hard-IRQ time shows as "-" (JSON null) when the kernel does not account it.
 examples:
   nicdiag monitor
   nicdiag monitor --interval 500ms eth0
-  nicdiag monitor --record run.jsonl -- iperf3 -c 192.0.2.1 -t 10`,
+  nicdiag monitor --record run.jsonl -- iperf3 -c 192.0.2.1 -t 10
+  nicdiag monitor eth0 -- iperf3 -c 192.0.2.1 -P 4`,
 	bind: func(fs *flag.FlagSet) runFunc {
 		f := &monitorFlags{}
 		fs.DurationVar(&f.interval, "interval", time.Second, "time between samples (at least 10ms)")
@@ -114,7 +132,10 @@ func runMonitor(ctx context.Context, e *env, args []string, f monitorFlags) int 
 		return e.fail(err)
 	}
 	opts := []monitor.Option{monitor.WithInterval(f.interval), monitor.WithDuration(f.duration),
-		monitor.WithFindings(h.Check(queueCheckers()...)...)}
+		monitor.WithFindings(h.h.Check(queueCheckers()...)...)}
+	if len(args) == 0 && len(e.command) > 0 {
+		opts = append(opts, monitor.WithRoutedInterfaces())
+	}
 	record := f.record
 	if record == "" && f.report != "" {
 		// The report draws every sample: they are read back from a
@@ -136,7 +157,7 @@ func runMonitor(ctx context.Context, e *env, args []string, f monitorFlags) int 
 		cmd, release = e.monitoredCommand()
 		opts = append(opts, monitor.WithCommand(cmd))
 	}
-	run, err := h.Monitor(ctx, opts...)
+	run, err := monitor.Start(ctx, h, append([]monitor.Option{option.Root(h.h.Root)}, opts...)...)
 	if err != nil {
 		release()
 		return e.fail(err)
@@ -276,15 +297,52 @@ func endChildren() {
 // childrenWait bounds endChildren's wait for killed processes to die.
 const childrenWait = time.Second
 
+// monitored is the host as the run's target: the interfaces it selected,
+// each with why it is watched (monitor.Limits.Why).
+type monitored struct {
+	h   *nicdiag.Host
+	why string
+}
+
+func (m monitored) Monitored() ([]nicinfo.NIC, []monitor.Limits) {
+	nics, ls := m.h.Monitored()
+	for i := range ls {
+		ls[i].Why = m.why
+	}
+	return nics, ls
+}
+
 // monitorHost inspects the host once, selecting the netdevs among those
-// named and what they sit on, or every physical NIC: what the run samples
-// and judges (Host.Monitor).
-func monitorHost(ctx context.Context, names []string) (*nicdiag.Host, error) {
+// named and what they sit on, or every physical NIC, or, on a host without
+// one (a container, a namespace, many CI hosts), every other interface but
+// lo: what the run samples and judges (Host.Monitor).
+func monitorHost(ctx context.Context, names []string) (monitored, error) {
 	h, err := nicdiag.Inspect(ctx, nicdiag.WithInterfaces(names...))
 	if err != nil && errors.Is(err, nicinfo.ErrNoInterface) {
 		err = fmt.Errorf("%w (to run a command, put it after --)", err)
 	}
-	return h, err
+	if err != nil {
+		return monitored{}, err
+	}
+	if len(names) > 0 {
+		return monitored{h, monitor.WhyNamed}, nil
+	}
+	for _, n := range h.Selected {
+		if n.Netdev() {
+			return monitored{h, monitor.WhyPhysical}, nil
+		}
+	}
+	var soft []string
+	for _, n := range h.NICs {
+		if n.Netdev() && n.Name != "lo" {
+			soft = append(soft, n.Name)
+		}
+	}
+	if len(soft) == 0 {
+		return monitored{h, monitor.WhyPhysical}, nil
+	}
+	h, err = nicdiag.Inspect(ctx, nicdiag.WithInterfaces(soft...))
+	return monitored{h, monitor.WhyNoPhysical}, err
 }
 
 // writeRunReport writes the report of the run recorded at record; a

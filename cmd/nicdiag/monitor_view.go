@@ -22,14 +22,15 @@ func newMonitorView(e *env, commandRuns bool) *monitorView {
 	return &monitorView{e: e, quiet: commandRuns}
 }
 
-func (v *monitorView) sample(x irq.Sample) {
+func (v *monitorView) sample(rx monitor.Sample) {
 	if v.quiet {
 		return
 	}
 	if v.e.json {
-		_ = monitor.NewWriter(v.e.stdout).WriteSample(x)
+		_ = monitor.NewWriter(v.e.stdout).WriteRunSample(rx)
 		return
 	}
+	x := rx.Sample
 	var b strings.Builder
 	if v.e.tty {
 		b.WriteString("\x1b[H\x1b[2J") // home, clear: redraw like top
@@ -176,6 +177,14 @@ func renderRunVerdict(w io.Writer, v monitor.Verdict) {
 		fmt.Fprintf(w, " (%s of the %s ceiling)", monitor.FormatShare(*v.Share), v.Limit.Layer)
 	}
 	fmt.Fprintf(w, " over %d of %d samples with traffic (%.1f s; peak %s)\n", v.ActiveSamples, v.Samples, v.ActiveSeconds, monitor.FormatMbps(v.PeakMbps))
+	renderWatched(w, v.Watched)
+	if st := v.Stack; st != nil {
+		var layers []string
+		for _, l := range st.Layers {
+			layers = append(layers, fmt.Sprintf("%s %s", l.Layer, strings.ReplaceAll(string(l.State), "_", " ")))
+		}
+		fmt.Fprintf(w, "  stack: %s\n", strings.Join(layers, ", "))
+	}
 	if len(v.Ceilings) == 0 {
 		return
 	}
@@ -186,5 +195,31 @@ func renderRunVerdict(w io.Writer, v monitor.Verdict) {
 			break
 		}
 		fmt.Fprintf(w, "  %-9s %11s %11s %6s  %s\n", c.Layer, monitor.FormatMbps(c.AchievedMbps), monitor.FormatMbps(c.CeilingMbps), monitor.FormatShare(c.Share), c.What)
+	}
+}
+
+// renderWatched says which interfaces the verdict judged and why, and
+// which it sampled without judging.
+func renderWatched(w io.Writer, ws []monitor.Watched) {
+	var judged, not []string
+	for _, x := range ws {
+		s := x.NIC
+		switch x.Why {
+		case monitor.WhyRouted:
+			s += " (the command's flows leave by it)"
+		case monitor.WhyNoPhysical:
+			s += " (no physical NIC here)"
+		}
+		if x.Judged {
+			judged = append(judged, s)
+		} else {
+			not = append(not, s)
+		}
+	}
+	if len(judged) > 0 {
+		fmt.Fprintf(w, "  judged: %s\n", strings.Join(judged, ", "))
+	}
+	if len(not) > 0 && len(not) <= 8 {
+		fmt.Fprintf(w, "  also sampled, not judged (no traffic worth judging, or software interfaces beside a NIC that moved it): %s\n", strings.Join(not, ", "))
 	}
 }
