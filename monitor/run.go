@@ -37,7 +37,7 @@ type Run struct {
 	mu      sync.Mutex
 	win     *Window
 	backlog []Sample // taken, not yet handed out by Next
-	skipped int          // samples Next never handed out (MaxBacklog)
+	skipped int      // samples Next never handed out (MaxBacklog)
 	queues  []irq.NICQueues
 	wake    chan struct{} // closed at each new sample and at the end
 	ended   bool
