@@ -66,41 +66,51 @@ func (j *judgement) runUsed(u *cpuUse) bool {
 }
 
 // otherWork returns the other work that bound the run: on the CPU of
-// ceiling c (a core ceiling at boundShare; on any CPU the run used when c
-// is the ceiling of a host whose every CPU was full), or, with c nil, the
+// ceiling c (a core ceiling, or a command ceiling whose share is its
+// CPU's busy time, not the thread's own; any CPU the run used when c is
+// the ceiling of a host whose every CPU was full), or, with c nil, the
 // stack's own judgement of other work, else any CPU the run used that was
-// full with work not the run's at least as large as the run's own. nil
-// when none did.
+// full with work not the run's at least as large as the run's own. The
+// work not the run's must be at least otherWorkPct and at least the part
+// of the ceiling's own kind (packet work for a core, the command's
+// threads for the command). nil when none bound it.
 func (j *judgement) otherWork(c *Ceiling) *stack.Judgement {
-	var cands []*cpuUse
-	switch {
-	case c == nil:
-		if j.stack != nil {
-			for _, g := range j.stack.Bound() {
-				if g.Layer == stack.LayerOtherWork {
-					return j.withSteal(&g)
-				}
+	if c == nil && j.stack != nil {
+		for _, g := range j.stack.Bound() {
+			if g.Layer == stack.LayerOtherWork {
+				return j.withSteal(&g)
 			}
 		}
-		cands = j.cpu.sorted
-	case c.Layer != BoundCore || c.CPU == nil:
-		return nil
-	case c.saturated:
-		cands = j.cpu.sorted
-	default:
-		if u := j.cpu.cpu(*c.CPU); u != nil {
-			cands = []*cpuUse{u}
+	}
+	var cands []*cpuUse
+	part := func(u *cpuUse) float64 { return j.own(u) }
+	switch {
+	case c == nil || c.saturated:
+		for _, u := range j.cpu.sorted {
+			if j.runUsed(u) {
+				cands = append(cands, u)
+			}
 		}
+		if c != nil {
+			part = func(u *cpuUse) float64 { return u.packet }
+		}
+	case c.CPU == nil:
+	case c.Layer == BoundCore:
+		cands, part = []*cpuUse{j.cpu.cpu(*c.CPU)}, func(u *cpuUse) float64 { return u.packet }
+	case c.Layer == BoundCommand:
+		if t := j.command.thread(c.TID); t == nil || t.busy() >= boundShare*100 {
+			return nil // the thread saturated itself
+		}
+		cands = []*cpuUse{j.cpu.cpu(*c.CPU)}
 	}
 	var best *cpuUse
 	var bestF foreignWork
 	for _, u := range cands {
-		if c == nil && !j.runUsed(u) {
+		if u == nil {
 			continue
 		}
 		f := j.foreign(u)
-		if math.Min(u.busy+u.steal, 100) < boundShare*100 || f.pct() < otherWorkPct || f.pct() < u.packet ||
-			(c == nil && f.pct() < j.own(u)) {
+		if math.Min(u.busy+u.steal, 100) < boundShare*100 || f.pct() < otherWorkPct || f.pct() < part(u) {
 			continue
 		}
 		if best == nil || f.pct() > bestF.pct() {

@@ -76,12 +76,21 @@ func heldShaper(cs []Ceiling) *Ceiling {
 var causeOrder = []stack.Layer{stack.LayerOtherWork, stack.LayerSocket, stack.LayerQdisc, stack.LayerConntrack, stack.LayerTransport}
 
 // stackCause returns what in this host's stack bound a run that reached
-// no ceiling: the first of causeOrder's layers with a judgement that bound
-// it inside this host; the run's CPUs busy with other work; nil for none.
+// no ceiling: the run's CPUs busy with other work, else the first of
+// causeOrder's layers with a judgement that bound it inside this host;
+// nil for none.
 func (j *judgement) stackCause() *stack.Judgement {
 	if o := j.otherWork(nil); o != nil {
 		return o
 	}
+	return j.stackLimit()
+}
+
+// stackLimit returns the first judgement, in causeOrder, of the stack's
+// layers but other work that bound the run inside this host: a window, a
+// send buffer, drops at a socket, a qdisc (a shaper that held back under
+// its ceiling's share, or drops), conntrack; nil for none.
+func (j *judgement) stackLimit() *stack.Judgement {
 	if j.stack == nil {
 		return nil
 	}

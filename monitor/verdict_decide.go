@@ -50,10 +50,24 @@ func (v *Verdict) decide(j *judgement) {
 		rest := slices.Delete(host, i, i+1)
 		host = append([]Ceiling{held}, rest...)
 	}
-	if len(host) > 0 && (host[0].Share >= boundShare || host[0].held) {
+	reached := len(host) > 0 && (host[0].Share >= boundShare || host[0].held)
+	if len(host) > 0 && (!reached || !physical(host[0].Layer)) {
+		// Before a CPU's ceiling: what this host's stack lost or
+		// stalled the run's flows on (a window, a send buffer, drops at
+		// a socket, a qdisc or conntrack): a flow that waited on its
+		// window did not wait on a CPU.
+		if o := j.stackLimit(); o != nil {
+			n := host[0]
+			v.Next = &n
+			v.setNumbers(n)
+			v.setCause(j, o)
+			return
+		}
+	}
+	if reached {
 		c := host[0]
 		if o := j.otherWork(&c); o != nil {
-			// The full core was full of work that is not the run's.
+			// The full CPU was full of work that is not the run's.
 			v.Next = &c
 			v.setNumbers(c)
 			v.setCause(j, o)

@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/nicdiag/nicdiag/monitor"
@@ -21,9 +22,13 @@ import (
 // monitor sees it, and the other in a throwaway namespace running an
 // iperf3 server.
 type iperfBed struct {
-	Host, NS, PeerAddr string
-	port               int
+	Host, NS, HostAddr, PeerAddr string
+	port                         int
 }
+
+// bedSeq numbers the beds of one test process: each has its own names,
+// subnet and port.
+var bedSeq atomic.Int32
 
 // newIperfBed builds the bed, or skips without root, ip or iperf3.
 func newIperfBed(t *testing.T) *iperfBed {
@@ -36,8 +41,10 @@ func newIperfBed(t *testing.T) *iperfBed {
 			t.Skipf("%s not installed (.ci/run installs it)", tool)
 		}
 	}
-	id := os.Getpid() % 100000
-	b := &iperfBed{Host: fmt.Sprintf("ndi%d", id), NS: fmt.Sprintf("nicdiag-iperf-%d", id), PeerAddr: "10.213.0.2", port: 5201 + id%1000}
+	seq := int(bedSeq.Add(1)) % 10
+	id := os.Getpid()%10000*10 + seq
+	b := &iperfBed{Host: fmt.Sprintf("ndi%d", id), NS: fmt.Sprintf("nicdiag-iperf-%d", id),
+		HostAddr: fmt.Sprintf("10.213.%d.1", seq), PeerAddr: fmt.Sprintf("10.213.%d.2", seq), port: 5201 + id%1000}
 	ip := func(args ...string) {
 		t.Helper()
 		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
@@ -51,7 +58,7 @@ func newIperfBed(t *testing.T) *iperfBed {
 	})
 	ip("link", "add", b.Host, "type", "veth", "peer", "name", b.Host+"p")
 	ip("link", "set", b.Host+"p", "netns", b.NS)
-	ip("addr", "add", "10.213.0.1/24", "dev", b.Host)
+	ip("addr", "add", b.HostAddr+"/24", "dev", b.Host)
 	ip("link", "set", b.Host, "up")
 	ip("-n", b.NS, "addr", "add", b.PeerAddr+"/24", "dev", b.Host+"p")
 	ip("-n", b.NS, "link", "set", b.Host+"p", "up")
