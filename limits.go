@@ -36,7 +36,7 @@ func (h *Host) Monitored() ([]nicinfo.NIC, []monitor.Limits) {
 		}
 		nics = append(nics, n.NIC)
 		// An emulated NIC's speed is the hypervisor's figure, as a virtual one's.
-		l := monitor.Limits{NIC: n.Name, Virtual: n.Virtual || nicinfo.Label(n.NIC) == nicinfo.LabelEmulated}
+		l := monitor.Limits{NIC: n.Name, Virtual: n.Virtual || nicinfo.Label(n.NIC) == nicinfo.LabelEmulated, MTU: n.MTU}
 		if n.PCI != nil {
 			l.Address = n.PCI.Address.String()
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/irq"
 	"github.com/nicdiag/nicdiag/monitor"
+	"github.com/nicdiag/nicdiag/stack"
 )
 
 var updateRuns = flag.Bool("update-runs", false, "rewrite testdata/runs/*.jsonl from the field reports' numbers")
@@ -25,6 +26,7 @@ type nicLoad struct {
 	rxPPS, rxBytes float64
 	txPPS, txBytes float64
 	losses         []irq.LossRate
+	queues         []irq.QueueRate
 }
 
 // cpuLoad is one CPU's load in a reconstructed run.
@@ -47,11 +49,15 @@ type runCase struct {
 	wantShareLo, wantShareHi float64
 	// wantText must appear in the verdict's summary.
 	wantText []string
+	// stack is this host's stack in sample i (nil: not read); wantCodes
+	// are findings the record must have besides the verdict's.
+	stack     func(i int) *stack.Sample
+	wantCodes []finding.Code
 }
 
-func (c runCase) samples(n int) []irq.Sample {
+func (c runCase) samples(n int) []monitor.Sample {
 	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	var out []irq.Sample
+	var out []monitor.Sample
 	for i := 0; i < n; i++ {
 		x := irq.Sample{Time: t0.Add(time.Duration(i+1) * time.Second), IntervalS: 1, IRQTimeAccounted: true}
 		for id, l := range c.cpus {
@@ -62,10 +68,15 @@ func (c runCase) samples(n int) []irq.Sample {
 		}
 		for _, l := range c.nics {
 			x.NICs = append(x.NICs, irq.NICRate{Name: l.name, RXPacketsPerS: l.rxPPS, RXBytesPerS: l.rxPPS * l.rxBytes,
-				TXPacketsPerS: l.txPPS, TXBytesPerS: l.txPPS * l.txBytes, Losses: l.losses})
+				TXPacketsPerS: l.txPPS, TXBytesPerS: l.txPPS * l.txBytes, Losses: l.losses, Queues: l.queues})
 		}
 		x.Threads = c.threads
-		out = append(out, x)
+		s := monitor.Sample{Sample: x}
+		if c.stack != nil {
+			s.Stack = c.stack(i)
+			s.Stack.Time, s.Stack.IntervalS = x.Time, 1
+		}
+		out = append(out, s)
 	}
 	return out
 }
@@ -106,12 +117,13 @@ var fieldRuns = []runCase{{
 	snapshot: "ccr2004-host",
 	origin: "report 000: the CCR2004-1G-2XS-PCIe with Fast Path off, 2.80 Gbit/s remote → host (WAN → LAN) while one of the " +
 		"card's four cores is near 100 %; reconstructed as enp1s0f0 receiving 230,900 frames/s of 1518 bytes and sending ACKs, " +
-		"with the host's cores (a Core i9-10850K, 20 CPUs here 4 shown) near idle",
+		"with the host's cores (a Core i9-10850K, 20 CPUs here 4 shown) near idle; this host's stack reconstructed with room (the report names no drop, window or shaper: roomyStack)",
 	nics: []nicLoad{
 		{name: "enp1s0f0", rxPPS: 230_900, rxBytes: 1514, txPPS: 115_000, txBytes: 66},
 		{name: "enp1s0f1"}, {name: "enp1s0f2"}, {name: "enp1s0f3"},
 	},
 	cpus:     []cpuLoad{{irq: 1, softirq: 9, system: 6}, {softirq: 2, system: 3}, {system: 2}, {system: 1}},
+	stack:    roomyStack,
 	want:     monitor.BoundOutside,
 	wantText: []string{"nothing in this host was near its limit", "MikroTik CCR2004-1G-2XS-PCIe", "the card's CPU"},
 }, {
@@ -146,7 +158,7 @@ func TestFieldRunVerdicts(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, x := range c.samples(10) {
-				if err := w.WriteSample(x); err != nil {
+				if err := w.WriteRunSample(x); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -185,13 +197,16 @@ func TestFieldRunVerdicts(t *testing.T) {
 				}
 			}
 			code := map[monitor.Bound]finding.Code{monitor.BoundPCIe: finding.RunPCIeBound, monitor.BoundEthernet: finding.RunEthernetBound,
-				monitor.BoundOutside: finding.RunOutsideHost, monitor.BoundCore: finding.RunCoreBound}[c.want]
-			found := false
-			for _, f := range rec.Summary.Findings {
-				found = found || f.Code == code
-			}
-			if !found {
-				t.Errorf("no %s among the record's findings %v", code, rec.Summary.Findings)
+				monitor.BoundOutside: finding.RunOutsideHost, monitor.BoundCore: finding.RunCoreBound,
+				monitor.BoundConntrack: finding.RunConntrackDrops}[c.want]
+			for _, code := range append([]finding.Code{code}, c.wantCodes...) {
+				found := false
+				for _, f := range rec.Summary.Findings {
+					found = found || f.Code == code
+				}
+				if !found {
+					t.Errorf("no %s among the record's findings %v", code, rec.Summary.Findings)
+				}
 			}
 			t.Logf("%s", v.Summary)
 		})

@@ -60,9 +60,11 @@ func FuzzReadRecord(f *testing.F) {
 	})
 }
 
-// FuzzJudge: whatever record ReadRecord accepts, Judge over its samples
-// and the start line's limits returns a known bound and finite,
-// non-negative numbers, marshals, and is the verdict ReadRecord computed.
+// FuzzJudge: whatever record ReadRecord accepts, a Window fed its sample
+// lines (the NICs' and CPUs' part, the stack's and the added interfaces)
+// against the start line's limits returns a known bound and finite,
+// non-negative numbers, marshals, and is the verdict ReadRecord computed;
+// Judge over the samples alone is sound too.
 // go test ./monitor -run '^$' -fuzz FuzzJudge -fuzztime 60s
 func FuzzJudge(f *testing.F) {
 	runs, err := filepath.Glob(filepath.Join("..", "testdata", "runs", "*.jsonl"))
@@ -78,6 +80,7 @@ func FuzzJudge(f *testing.F) {
 	}
 	f.Add(testRecord(f, 6))
 	f.Add(judgeSeed(f))
+	f.Add(stackSeed(f))
 	f.Add([]byte(`{"type":"start","limits":[{"nic":"x","port_mbps":1e308,"usb_mbps":480,"links":[{"addr":"a","gts":3.7,"width":0}],"profile":{}}]}` + "\n" +
 		`{"type":"sample","interval_s":1e-6,"cpus":[{"cpu":0,"busy_pct":1e308,"steal_pct":-5,"softirq_pct":1e308}],"nics":[{"name":"x","rx_packets_per_s":1e-300,"rx_bytes_per_s":1e300,"losses":[{"name":"n","class":"nic","per_s":1e308}]}],"threads":[{"tid":1,"user_pct":1e308,"cpu":-1}]}` + "\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
@@ -85,7 +88,8 @@ func FuzzJudge(f *testing.F) {
 		if err != nil {
 			return
 		}
-		v := Judge(rec.Samples, rec.Limits)
+		checkVerdict(t, Judge(rec.Samples, rec.Limits))
+		v := judgeLines(t, in, rec)
 		checkVerdict(t, v)
 		if v.Samples != len(rec.Samples) {
 			t.Errorf("%d samples judged of %d", v.Samples, len(rec.Samples))
@@ -93,7 +97,7 @@ func FuzzJudge(f *testing.F) {
 		a, _ := json.Marshal(v)
 		b, _ := json.Marshal(rec.Verdict)
 		if !bytes.Equal(a, b) {
-			t.Errorf("Judge is not deterministic:\n%s\n%s", a, b)
+			t.Errorf("the record's lines judged again differ from ReadRecord's verdict:\n%s\n%s", a, b)
 		}
 	})
 }

@@ -21,12 +21,11 @@ type queueUse struct {
 	nic        string
 	irq, index int
 	kind       irq.QueueKind
-	// packets are the queue's own rx+tx packets where the driver counts
-	// them (counted false otherwise); irqs its interrupts, and on each
-	// CPU.
-	packets, irqs float64
-	counted       bool
-	onCPU         map[int]float64
+	// rx and tx are the queue's own packets where the driver counts them
+	// (counted false otherwise); irqs its interrupts, and on each CPU.
+	rx, tx, irqs float64
+	counted      bool
+	onCPU        map[int]float64
 }
 
 func (l *queueLayer) add(x *irq.Sample, dt float64) {
@@ -38,10 +37,11 @@ func (l *queueLayer) add(x *irq.Sample, dt float64) {
 			u := l.use(n.Name, q.IRQ, q.Index, q.Kind)
 			if q.RXPacketsPerS != nil || q.TXPacketsPerS != nil {
 				u.counted = true
-				for _, p := range []*float64{q.RXPacketsPerS, q.TXPacketsPerS} {
-					if p != nil {
-						u.packets += rate(*p) * dt
-					}
+				if p := q.RXPacketsPerS; p != nil {
+					u.rx += rate(*p) * dt
+				}
+				if p := q.TXPacketsPerS; p != nil {
+					u.tx += rate(*p) * dt
 				}
 			}
 			u.irqs += rate(q.IRQsPerS) * dt
@@ -71,7 +71,8 @@ func (l *queueLayer) use(nic string, vec, index int, kind irq.QueueKind) *queueU
 func (l *queueLayer) merge(o layer) {
 	for _, v := range o.(*queueLayer).queues {
 		u := l.use(v.nic, v.irq, v.index, v.kind)
-		u.packets += v.packets
+		u.rx += v.rx
+		u.tx += v.tx
 		u.irqs += v.irqs
 		u.counted = u.counted || v.counted
 		for c, n := range v.onCPU {
@@ -105,10 +106,10 @@ type oneQueue struct {
 	byPackets    bool // by the queue's packet counters, else by interrupts
 }
 
-// oneQueueOn returns the NIC whose busiest receive queue, of at least
-// two, carried at least oneQueueShare of its traffic with its interrupts
-// on CPU c: by the queues' packet counters where the driver has them, by
-// their interrupts otherwise.
+// oneQueueOn returns the NIC whose busiest queue, of at least two,
+// carried at least oneQueueShare of its traffic in a direction with its
+// interrupts on CPU c: by the queues' packet counters where the driver
+// has them, by their interrupts otherwise.
 func (l *queueLayer) oneQueueOn(c int) *oneQueue {
 	var nics []string
 	for _, u := range l.queues {
@@ -128,26 +129,35 @@ func (l *queueLayer) oneQueueOn(c int) *oneQueue {
 		if len(qs) < 2 {
 			continue
 		}
-		weight := func(u *queueUse) float64 {
-			if counted {
-				return u.packets
-			}
-			return u.irqs
+		weights := []func(*queueUse) float64{func(u *queueUse) float64 { return u.irqs }}
+		if counted {
+			weights = []func(*queueUse) float64{func(u *queueUse) float64 { return u.rx }, func(u *queueUse) float64 { return u.tx }}
 		}
-		var top *queueUse
-		total := 0.0
-		for _, u := range qs {
-			total += weight(u)
-			if top == nil || weight(u) > weight(top) {
-				top = u
+		for _, weight := range weights {
+			if q := oneOf(qs, weight, c); q != nil {
+				q.nic, q.byPackets = nic, counted
+				return q
 			}
 		}
-		if total <= 0 || weight(top) < oneQueueShare*total || top.cpu() != c {
-			continue
-		}
-		return &oneQueue{nic: nic, index: top.index, count: len(qs), share: weight(top) / total, byPackets: counted}
 	}
 	return nil
+}
+
+// oneOf returns the queue of qs that carried oneQueueShare of their
+// weight with its interrupts on CPU c, or nil.
+func oneOf(qs []*queueUse, weight func(*queueUse) float64, c int) *oneQueue {
+	var top *queueUse
+	total := 0.0
+	for _, u := range qs {
+		total += weight(u)
+		if top == nil || weight(u) > weight(top) {
+			top = u
+		}
+	}
+	if total <= 0 || weight(top) < oneQueueShare*total || top.cpu() != c {
+		return nil
+	}
+	return &oneQueue{index: top.index, count: len(qs), share: weight(top) / total}
 }
 
 // words says what one queue carried: "queue 3 of eth0's 8 carried 97 %

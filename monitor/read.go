@@ -226,19 +226,21 @@ type probe struct {
 	IntervalS json.RawMessage `json:"interval_s"`
 }
 
-func (rec *Record) decodeLine(line []byte, lineNo int, cpus map[int]bool, queues map[queueKey]bool) error {
+// classify says what a record line is ("start", "sample", "summary", or
+// another type) and returns the object that holds its fields: the line,
+// or the object a wrapper ({"sample": {...}}) holds.
+func classify(line []byte) (body []byte, kind string, p probe, err error) {
 	if !json.Valid(line) {
 		var v any
-		return fmt.Errorf("not valid JSON: %v", json.Unmarshal(line, &v))
+		return nil, "", p, fmt.Errorf("not valid JSON: %v", json.Unmarshal(line, &v))
 	}
 	if line[0] != '{' {
-		return errors.New("not a JSON object")
+		return nil, "", p, errors.New("not a JSON object")
 	}
-	var p probe
 	if err := json.Unmarshal(line, &p); err != nil {
-		return fmt.Errorf("not a monitor record line: %v", err)
+		return nil, "", p, fmt.Errorf("not a monitor record line: %v", err)
 	}
-	body, kind := line, p.Type
+	body, kind = line, p.Type
 	if kind == "" {
 		kind = p.Kind
 	}
@@ -253,7 +255,15 @@ func (rec *Record) decodeLine(line []byte, lineNo int, cpus map[int]bool, queues
 	case p.CPUs != nil || p.IntervalS != nil:
 		kind = "sample"
 	default:
-		return errors.New("neither a sample nor a summary (no type, findings, cpus or interval_s field)")
+		return nil, "", p, errors.New("neither a sample nor a summary (no type, findings, cpus or interval_s field)")
+	}
+	return body, kind, p, nil
+}
+
+func (rec *Record) decodeLine(line []byte, lineNo int, cpus map[int]bool, queues map[queueKey]bool) error {
+	body, kind, p, err := classify(line)
+	if err != nil {
+		return err
 	}
 	if p.Schema != nil && *p.Schema != Schema && !rec.schemaNoted {
 		rec.schemaNoted = true

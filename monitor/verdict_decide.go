@@ -217,6 +217,9 @@ func coreSentence(j *judgement, c *Ceiling, moved string) string {
 	if u != nil && u.packet >= 1 && u.packet >= ownCPUShare*u.busy && u.packet < hotPacketPct {
 		s += fmt.Sprintf(" (with only packet work on it, it would carry about %s)", mbps(c.AchievedMbps*100/u.packet))
 	}
+	if q := j.queues.oneQueueOn(*c.CPU); q != nil {
+		s += fmt.Sprintf("; %s: one flow, or a hash that puts the flows together, on one queue", q.words())
+	}
 	return s
 }
 
