@@ -98,6 +98,9 @@ func (j *judgement) coreFindings(v *Verdict) []finding.Finding {
 	}
 	if f, ok := j.smallMTU(); ok {
 		out = append(out, f)
+		if len(fixes) == 0 {
+			fixes = append(fixes, fixFor(BoundCore))
+		}
 		fixes = append(fixes, f.Fix)
 	}
 	if len(fixes) > 0 {
