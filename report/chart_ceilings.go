@@ -48,9 +48,10 @@ func ceilingChart(v *view, vd *monitor.Verdict) chart {
 	}
 	caption := fmt.Sprintf("Megabits per second of Ethernet frames (header and FCS: (bytes + 4 × packets) × 8, the unit of the ceilings), "+
 		"summed over the %d sampled NICs (%s): solid received, dashed sent. "+
-		"Each horizontal line is a ceiling of the verdict at this run's own frame sizes and direction mix, labelled with its layer, its figure, how much of it the run reached and what it is; "+
+		"Each horizontal line is a ceiling of the path (a link, a bus, a shaper's rate) at this run's own frame sizes and direction mix, labelled with its layer, its figure and how much of it the run reached, and listed under the plot with what it is; "+
 		"the solid black one, where there is one, is the ceiling that bound the run. A ceiling applies to the busier direction, and is drawn where the summed traffic would be with that ceiling full; "+
 		"a ceiling of only some of the NICs (one port's link) gives that sum after its own figure. "+
+		"A CPU's ceiling (a core, the command's thread) is a share of that CPU's time, not a rate the traffic could cross: it is drawn as a bar of that share under the plot. "+
 		"Ceilings other than the nearest (and the nearest inside the host) that are above %g× the peak are listed under the plot instead of drawn. The verdict's rates are over %d of the %d samples, the run's span with traffic.",
 		len(names), strings.Join(shown, ", "), offScale, vd.ActiveSamples, vd.Samples)
 	return chart{ID: ceilingsID, Title: ceilingsTitle, SVG: c.svg(), Caption: caption + v.bucketNote()}
@@ -119,7 +120,7 @@ func ceilingLines(v *view, vd *monitor.Verdict) (c *lineChart, names []string) {
 		}
 	}
 	busier := math.Max(sumRX, sumTX)
-	var off []string
+	var off, drawn []string
 	more := 0
 	strongShown := false
 	nearest := -1 // the nearest ceiling inside the host; a card's may lead the list
@@ -130,6 +131,14 @@ func ceilingLines(v *view, vd *monitor.Verdict) (c *lineChart, names []string) {
 		}
 	}
 	for i, ce := range vd.Ceilings {
+		strong := vd.Limit != nil && ce.Same(*vd.Limit)
+		if cpuCeiling(ce.Layer) {
+			// A share of a CPU, not a rate: a bar, not a line.
+			c.shares = append(c.shares, shareBar{name: shareName(ce), share: ce.Share, strong: strong,
+				label: monitor.FormatShare(ce.Share) + role(ce, vd), tip: ceilingLabel(ce, vd, busier/ce.Share)})
+			strongShown = strongShown || strong
+			continue
+		}
 		level := busier / ce.Share
 		if !(ce.Share > 0) || math.IsNaN(level) || math.IsInf(level, 0) || !(level > 0) {
 			continue
@@ -145,15 +154,21 @@ func ceilingLines(v *view, vd *monitor.Verdict) (c *lineChart, names []string) {
 			more++
 			continue
 		}
-		strong := vd.Limit != nil && ce.Same(*vd.Limit)
 		strongShown = strongShown || strong
-		c.refs = append(c.refs, refLine{v: level, label: label, tip: label, strong: strong})
+		c.refs = append(c.refs, refLine{v: level, label: shortLabel(ce, vd, level), tip: label, strong: strong})
+		drawn = append(drawn, "  "+label)
+	}
+	if len(c.shares) > 0 {
+		c.sharesTop = "CPU ceilings: a share of one CPU's time, not a rate (the traffic scales with it):"
 	}
 	if strongShown {
 		c.legend = append(c.legend, series{name: "ceiling reached", color: "#000000"})
 	}
 	if len(c.refs) > 0 && (!strongShown || len(c.refs) > 1) {
 		c.legend = append(c.legend, series{name: "other ceiling", color: "#555555", dashed: true})
+	}
+	if len(drawn) > 0 {
+		c.notes = append(append(c.notes, "The lines drawn:"), drawn...)
 	}
 	if len(off) > 0 {
 		c.notes = append(c.notes, fmt.Sprintf("Off the scale (above %g× the peak of %s), not drawn:", offScale, monitor.FormatMbps(peak)))
@@ -176,20 +191,44 @@ func ceilingLines(v *view, vd *monitor.Verdict) (c *lineChart, names []string) {
 }
 
 // ceilingLabel is "pcie 1435 Mb/s, 96 % reached, bound this run: the
-// 2.5 GT/s x1 link at 0000:00:1c.0": the figures first, so that clipping a
-// long label cuts only the words. A ceiling of some of the NICs adds the
-// level it is drawn at.
+// 2.5 GT/s x1 link at 0000:00:1c.0": the line's label (shortLabel) and
+// what the ceiling is.
 func ceilingLabel(c monitor.Ceiling, vd *monitor.Verdict, level float64) string {
+	return shortLabel(c, vd, level) + ": " + c.What
+}
+
+// shortLabel is the label drawn on a ceiling's line: "pcie 1435 Mb/s,
+// 96 % reached, bound this run". A ceiling of some of the NICs adds the
+// level it is drawn at.
+func shortLabel(c monitor.Ceiling, vd *monitor.Verdict, level float64) string {
 	s := fmt.Sprintf("%s %s", c.Layer, monitor.FormatMbps(c.CeilingMbps))
 	if math.Abs(level-c.CeilingMbps) > 0.005*level {
-		s += fmt.Sprintf(" for %s (%s summed)", strings.Join(c.NICs, "+"), monitor.FormatMbps(level))
+		s += fmt.Sprintf(" for %s (%s summed)", clipRunes(strings.Join(c.NICs, "+"), 40), monitor.FormatMbps(level))
 	}
-	s += ", " + monitor.FormatShare(c.Share) + " reached"
+	return s + ", " + monitor.FormatShare(c.Share) + " reached" + role(c, vd)
+}
+
+// role is ", bound this run" or ", next" for the verdict's limit and next
+// ceiling.
+func role(c monitor.Ceiling, vd *monitor.Verdict) string {
 	switch {
 	case vd.Limit != nil && c.Same(*vd.Limit):
-		s += ", bound this run"
+		return ", bound this run"
 	case vd.Next != nil && c.Same(*vd.Next):
-		s += ", next"
+		return ", next"
 	}
-	return s + ": " + c.What
+	return ""
+}
+
+// cpuCeiling reports whether a ceiling is a CPU's: derived from a share of
+// its time, drawn as that share.
+func cpuCeiling(b monitor.Bound) bool { return b == monitor.BoundCore || b == monitor.BoundCommand }
+
+// shareName names a CPU ceiling beside its bar: "core CPU 2", "command
+// on CPU 0" (the bar's tooltip names the thread).
+func shareName(c monitor.Ceiling) string {
+	if c.Layer == monitor.BoundCommand && c.CPU != nil {
+		return fmt.Sprintf("command on CPU %d", *c.CPU)
+	}
+	return string(c.Layer) + " " + c.Subject
 }

@@ -24,6 +24,9 @@ func writePage(w io.Writer, p *page) error {
 		b.verdict(p.Verdict)
 	}
 	b.figure(p.VerdictChart)
+	if p.CPUChart.ID != "" {
+		b.figure(p.CPUChart)
+	}
 	b.WriteString("<h2 id=\"run\">The run</h2>\n")
 	b.facts(p.Facts)
 	b.WriteString("<h2 id=\"verdicts\">Findings</h2>\n")
@@ -180,6 +183,13 @@ func (b *pageBuf) verdict(v *pageVerdict) {
 		b.WriteString("<h3 id=\"losses\">Losses</h3>\n")
 		b.list(v.Losses)
 		b.WriteString("\n")
+	}
+	if len(v.StackHead) > 0 {
+		b.WriteString("<h3 id=\"stack\">This host's stack</h3>\n<table class=\"stack\">")
+		b.table(v.StackHead, v.Stack)
+	}
+	if v.StackNote != "" {
+		b.el("<p class=\"stack-note\">", v.StackNote, "</p>\n")
 	}
 	b.WriteString("</div>\n")
 }

@@ -27,6 +27,7 @@ import (
 type oraclePage struct {
 	*page
 	VerdictChart oracleChart
+	CPUChart     *oracleChart
 	Charts       []oracleChart
 }
 
@@ -39,6 +40,9 @@ type oracleChart struct {
 func oracle(t testing.TB, p *page) []byte {
 	t.Helper()
 	op := oraclePage{page: p, VerdictChart: oracleChart{p.VerdictChart, template.HTML(p.VerdictChart.SVG)}}
+	if p.CPUChart.ID != "" {
+		op.CPUChart = &oracleChart{p.CPUChart, template.HTML(p.CPUChart.SVG)}
+	}
 	for _, c := range p.Charts {
 		op.Charts = append(op.Charts, oracleChart{c, template.HTML(c.SVG)})
 	}
@@ -53,7 +57,9 @@ func oracle(t testing.TB, p *page) []byte {
 func pageFor(rec *monitor.Record) *page {
 	v := newView(rec.Samples)
 	vd, computed := verdictOf(rec)
-	return newPage(rec, v, charts(v), vd, computed, ceilingChart(v, vd))
+	p := newPage(rec, v, charts(v), vd, computed, ceilingChart(v, vd))
+	p.CPUChart, _ = busyChart(vd)
+	return p
 }
 
 // sameAsOracle fails t unless writePage writes p as the template did.
@@ -149,9 +155,13 @@ func randomPage(r *rand.Rand, material string) *page {
 	ch := func() chart { return chart{ID: str(), Title: str(), Caption: str(), SVG: str()} }
 	p := &page{Title: str(), Source: str(), VerdictChart: ch(), Facts: pairs(), Notes: strs(),
 		Computed: r.IntN(2) == 0, CPUHead: strs(), CPURows: rows()}
+	if r.IntN(2) == 0 {
+		p.CPUChart = ch()
+	}
 	if r.IntN(4) != 0 {
 		v := &pageVerdict{Bound: str(), BoundWords: str(), Summary: str(), Computed: r.IntN(2) == 0,
-			Facts: pairs(), CeilHead: strs(), TrafHead: strs(), Traffic: rows(), Losses: strs()}
+			Facts: pairs(), CeilHead: strs(), TrafHead: strs(), Traffic: rows(), Losses: strs(),
+			StackHead: strs(), Stack: rows(), StackNote: str()}
 		for range r.IntN(4) {
 			v.Ceilings = append(v.Ceilings, pageCeiling{Role: str(), Cells: strs()})
 		}
@@ -229,8 +239,16 @@ const oracleHTML = `<!DOCTYPE html>
 {{else}}<p>The record names no NIC.</p>
 {{end}}{{if .Losses}}<h3 id="losses">Losses</h3>
 <ul>{{range .Losses}}<li>{{.}}</li>{{end}}</ul>
+{{end}}{{if .StackHead}}<h3 id="stack">This host's stack</h3>
+<table class="stack"><tr>{{range .StackHead}}<th>{{.}}</th>{{end}}</tr>
+{{range .Stack}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table>
+{{end}}{{if .StackNote}}<p class="stack-note">{{.StackNote}}</p>
 {{end}}</div>
 {{end}}{{with .VerdictChart}}<figure id="{{.ID}}">
+{{.Inline}}<figcaption>{{.Caption}}</figcaption>
+</figure>
+{{end}}{{with .CPUChart}}<figure id="{{.ID}}">
 {{.Inline}}<figcaption>{{.Caption}}</figcaption>
 </figure>
 {{end}}<h2 id="run">The run</h2>

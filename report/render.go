@@ -115,12 +115,19 @@ func Render(w io.Writer, rec *monitor.Record, f Format) error {
 	v := newView(rec.Samples)
 	vd, computed := verdictOf(rec)
 	vc := ceilingChart(v, vd)
+	bc, _ := busyChart(vd)
 	cs := charts(v)
 	switch f {
 	case SVG:
-		return writeSVG(w, append([]chart{vc}, cs...))
+		front := []chart{vc}
+		if bc.ID != "" {
+			front = append(front, bc)
+		}
+		return writeSVG(w, append(front, cs...))
 	case HTML:
-		return writePage(w, newPage(rec, v, cs, vd, computed, vc))
+		p := newPage(rec, v, cs, vd, computed, vc)
+		p.CPUChart = bc
+		return writePage(w, p)
 	}
 	return fmt.Errorf("report: unknown format %v", f)
 }
@@ -161,8 +168,9 @@ type page struct {
 	Source  string
 	Verdict *pageVerdict
 	// VerdictChart is throughput against the ceilings, in the verdict's
-	// section.
+	// section; CPUChart how busy each CPU was and with what (no ID: none).
 	VerdictChart chart
+	CPUChart     chart
 	Facts        [][2]string
 	Notes        []string
 	Findings     []pageFinding

@@ -1,11 +1,9 @@
 package report
 
 import (
-	"cmp"
 	"fmt"
 	"html"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -296,152 +294,6 @@ func (h *heatmap) svg() string {
 	d.text(plotX+legendSteps*sw+40+sw+4, ly+9, "start", "a", "no data")
 	d.h = int(ly) + 32
 	return d.wrap(h.kind, h.title)
-}
-
-// series is one line of a line chart.
-type series struct {
-	name   string
-	color  string
-	dashed bool
-	pts    []cell // x1 is the point's time; v NaN breaks the line
-}
-
-// refLine is a horizontal line across a line chart's plot, at a level
-// that is not a function of time (a ceiling), labelled above it.
-type refLine struct {
-	v      float64 // the level, in the chart's unit
-	label  string  // written above the line, inside the plot (clipped)
-	tip    string  // the line's <title>
-	strong bool    // solid and dark; else dashed and grey
-}
-
-// maxRefLabel is the most characters of a reference line's label drawn;
-// the whole label is the line's tooltip.
-const maxRefLabel = 112
-
-// lineChart draws series over time on a linear axis from zero.
-type lineChart struct {
-	kind, title string
-	series      []series
-	total       float64
-	empty       string // said inside the plot when every series is zero
-	// refs are horizontal lines; the axis reaches the highest of them.
-	refs []refLine
-	// legend adds entries after the series' (the kinds of ref line).
-	legend []series
-	// notes are lines of text under the time axis.
-	notes []string
-}
-
-func (c *lineChart) svg() string {
-	d := &svgDoc{}
-	d.text(plotX-180, 20, "start", "t", c.title)
-	hi := 0.0
-	for _, s := range c.series {
-		for _, p := range s.pts {
-			if !math.IsNaN(p.v) && !math.IsInf(p.v, 0) {
-				hi = max(hi, p.v)
-			}
-		}
-	}
-	seriesHi := hi
-	for _, r := range c.refs {
-		if !math.IsNaN(r.v) && !math.IsInf(r.v, 0) {
-			// Headroom above the highest line for its label.
-			hi = max(hi, r.v*1.12)
-		}
-	}
-	top, step := niceMax(hi)
-	bottom := float64(plotTop + lineH)
-	y := func(v float64) float64 { return bottom - lineH*max(0, min(v, top))/top }
-	for i := 0; i <= min(20, int(math.Round(top/step))); i++ {
-		v := float64(i) * step
-		d.printf(`<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#e5e5e5"/>`+"\n", plotX, num(y(v)), plotX+plotW, num(y(v)))
-		d.text(plotX-6, y(v)+4, "end", "a", si(v))
-	}
-	for _, r := range c.refs {
-		d.printf(`<line class="ref" x1="%d" y1="%s" x2="%d" y2="%s" %s><title>%s</title></line>`+"\n",
-			plotX, num(y(r.v)), plotX+plotW, num(y(r.v)), refStroke(r.strong), esc(r.tip))
-	}
-	scale := plotW / c.total
-	for _, s := range c.series {
-		dash := ""
-		if s.dashed {
-			dash = ` stroke-dasharray="6 3"`
-		}
-		var pts []string
-		flush := func() {
-			if len(pts) == 1 {
-				pts = append(pts, pts[0])
-			}
-			if len(pts) > 0 {
-				d.printf(`<polyline fill="none" stroke="%s" stroke-width="1.8"%s points="%s"><title>%s</title></polyline>`+"\n",
-					s.color, dash, strings.Join(pts, " "), esc(s.name))
-			}
-			pts = pts[:0]
-		}
-		for _, p := range s.pts {
-			if math.IsNaN(p.v) {
-				flush()
-				continue
-			}
-			x := plotX + (p.x0+p.x1)/2*scale
-			pts = append(pts, num(x)+","+num(y(p.v)))
-		}
-		flush()
-	}
-	if seriesHi == 0 && c.empty != "" {
-		d.text(plotX+plotW/2, bottom-lineH/2, "middle", "m", c.empty)
-	}
-	d.refLabels(c.refs, y)
-	d.printf(`<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#444"/>`+"\n", plotX, plotTop, plotW, lineH)
-	d.timeAxis(bottom, c.total)
-	ly := float64(plotTop) + 6
-	for _, s := range append(slices.Clip(c.series), c.legend...) {
-		dash := ""
-		if s.dashed {
-			dash = ` stroke-dasharray="6 3"`
-		}
-		d.printf(`<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="%s" stroke-width="2"%s/>`+"\n", sideX, num(ly), sideX+18, num(ly), s.color, dash)
-		d.text(sideX+22, ly+4, "start", "s", s.name)
-		ly += 16
-	}
-	ny := bottom + 48
-	for _, n := range c.notes {
-		d.text(plotX-180, ny, "start", "m", clipRunes(n, 150))
-		ny += 15
-	}
-	d.h = int(max(bottom+40, ly, ny-8))
-	return d.wrap(c.kind, c.title)
-}
-
-// refStroke is a reference line's stroke attributes.
-func refStroke(strong bool) string {
-	if strong {
-		return `stroke="#000000" stroke-width="2"`
-	}
-	return `stroke="#555555" stroke-width="1.2" stroke-dasharray="8 4"`
-}
-
-// refLabels writes each reference line's label above it. Labels of lines
-// close together are stacked upwards, the lowest line's nearest to it, so
-// that none overlaps another; a white halo keeps them legible over a
-// series.
-func (d *svgDoc) refLabels(refs []refLine, y func(float64) float64) {
-	order := make([]int, len(refs))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(refs[a].v, refs[b].v) })
-	const gap = 12
-	prev := math.Inf(1)
-	for _, i := range order {
-		base := min(y(refs[i].v)-3, prev-gap)
-		base = max(base, plotTop+10)
-		prev = base
-		d.printf(`<text x="%d" y="%s" text-anchor="start" class="s" font-size="10" paint-order="stroke" stroke="#ffffff" stroke-width="3" stroke-linejoin="round">%s<title>%s</title></text>`+"\n",
-			plotX+4, num(base), esc(clipRunes(refs[i].label, maxRefLabel)), esc(refs[i].tip))
-	}
 }
 
 // clipRunes cuts s to at most n characters, with "…" when it was cut.

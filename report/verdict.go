@@ -8,6 +8,7 @@ import (
 
 	"github.com/nicdiag/nicdiag/irq"
 	"github.com/nicdiag/nicdiag/monitor"
+	"github.com/nicdiag/nicdiag/stack"
 )
 
 // verdictOf is the record's run verdict: Record.Verdict, which
@@ -34,6 +35,11 @@ type pageVerdict struct {
 	TrafHead   []string
 	Traffic    [][]string
 	Losses     []string
+	// StackHead and Stack are this host's stack, a layer a row;
+	// StackNote says why there is none.
+	StackHead []string
+	Stack     [][]string
+	StackNote string
 }
 
 // pageCeiling is one row of the ceilings table; Role says "bound this run"
@@ -45,16 +51,21 @@ type pageCeiling struct {
 
 // boundWords says a Bound in words.
 var boundWords = map[monitor.Bound]string{
-	monitor.BoundEthernet: "an Ethernet port at its line rate",
-	monitor.BoundPCIe:     "a PCIe hop of the NICs' path, full",
-	monitor.BoundTunnel:   "a Thunderbolt or USB4 tunnel, full",
-	monitor.BoundUSB:      "the USB bus the NIC sits on, full",
-	monitor.BoundCore:     "a CPU core saturated by packet work",
-	monitor.BoundCommand:  "a thread of the command saturated its CPU",
-	monitor.BoundNICDrops: "the NIC dropped packets before the stack saw them",
-	monitor.BoundPause:    "pause frames (Ethernet flow control) held traffic back",
-	monitor.BoundOutside:  "nothing in this host was near its limit: the limit is outside it",
-	monitor.BoundUnknown:  "unknown: no traffic, or nothing to judge it by",
+	monitor.BoundEthernet:  "an Ethernet port at its line rate",
+	monitor.BoundPCIe:      "a PCIe hop of the NICs' path, full",
+	monitor.BoundTunnel:    "a Thunderbolt or USB4 tunnel, full",
+	monitor.BoundUSB:       "the USB bus the NIC sits on, full",
+	monitor.BoundCore:      "a CPU core saturated by packet work",
+	monitor.BoundCommand:   "a thread of the command saturated its CPU",
+	monitor.BoundNICDrops:  "the NIC dropped packets before the stack saw them",
+	monitor.BoundPause:     "pause frames (Ethernet flow control) held traffic back",
+	monitor.BoundOutside:   "nothing in this host was near its limit: the limit is outside it",
+	monitor.BoundUnknown:   "unknown: no traffic, or a layer of this host could not be read",
+	monitor.BoundQdisc:     "a qdisc of this host: a shaper's rate, or its drops",
+	monitor.BoundTransport: "this host's transport: its receive window, or a send buffer",
+	monitor.BoundSocket:    "drops at a socket of this host",
+	monitor.BoundConntrack: "this host's connection tracking table, full",
+	monitor.BoundOtherWork: "the run's CPUs busy with work that is not the run's",
 }
 
 func newPageVerdict(v *monitor.Verdict, computed bool) *pageVerdict {
@@ -107,6 +118,7 @@ func newPageVerdict(v *monitor.Verdict, computed bool) *pageVerdict {
 		p.Traffic = append(p.Traffic, []string{t.NIC, t.Direction, si(t.FramesPerS), monitor.FormatMbps(t.AchievedMbps),
 			strconv.FormatFloat(math.Round(t.MeanFrameBytes), 'f', 0, 64), ceil})
 	}
+	p.StackHead, p.Stack, p.StackNote = stackRows(v.Stack)
 	for _, l := range v.Losses {
 		s := fmt.Sprintf("%s: %s, %s in all (%s/s), counted by %s", l.NIC, lossWords(l.Class), si(l.Count), si(l.PerS), strings.Join(l.Counters, ", "))
 		if l.OfferedShare != nil {
@@ -150,4 +162,35 @@ func orDash(s string) string {
 		return "–"
 	}
 	return s
+}
+
+// stackRows lays out this host's stack, a layer a row: its state and what
+// it found (each judgement's sentence, the one that bound the run marked).
+func stackRows(s *stack.Summary) (head []string, rows [][]string, note string) {
+	if s == nil {
+		return nil, nil, "This host's stack (transport, sockets, qdiscs, conntrack, other work) was not read in this record: " +
+			"a record of an older nicdiag, or a run without it. The verdict cannot say that the limit was outside this host."
+	}
+	head = []string{"layer", "state", "what it found"}
+	for _, l := range s.Layers {
+		var found []string
+		for _, j := range s.Judgements {
+			if j.Layer != l.Layer {
+				continue
+			}
+			tag := ""
+			switch {
+			case j.Bound && !j.Outside:
+				tag = "[bound] "
+			case j.Outside:
+				tag = "[outside this host] "
+			}
+			found = append(found, tag+j.Summary)
+		}
+		if len(found) == 0 {
+			found = append(found, orDash(l.Note))
+		}
+		rows = append(rows, []string{string(l.Layer), strings.ReplaceAll(string(l.State), "_", " "), strings.Join(found, " · ")})
+	}
+	return head, rows, ""
 }

@@ -30,8 +30,12 @@ type fieldRun struct {
 	// offScale must appear among the chart's notes of ceilings not drawn.
 	offScale []string
 	// reached is the level of the ceiling that bound the run, as the
-	// chart's axis reads it (0: none bound).
+	// chart's axis reads it (0: none bound, or a CPU's).
 	reached float64
+	// shares must appear among the CPU ceilings drawn as bars;
+	// strongShare: the one that bound the run is one of them.
+	shares      []string
+	strongShare bool
 }
 
 var fieldRuns = []fieldRun{
@@ -43,8 +47,9 @@ var fieldRuns = []fieldRun{
 			"ethernet 987 Mb/s for enp1s0f0 (1974 Mb/s summed), 70 % reached, next: enp1s0f0's 1000 Mb/s link (987 Mb/s at 1518-byte frames)",
 			"ethernet 987 Mb/s for enp1s0f1 (1974 Mb/s summed), 70 % reached: enp1s0f1's 1000 Mb/s link",
 		},
-		offScale: []string{"core 4445 Mb/s, 31 % reached: CPU 0 (29 % irq+softirq)"},
-		reached:  1435.25},
+		// A CPU's ceiling is a share, drawn as a bar, not a line.
+		shares:  []string{"core CPU 0", "core 4445 Mb/s, 31 % reached: CPU 0 (29 % irq+softirq)"},
+		reached: 1435.25},
 	{file: "i350-same-adapter-ethernet.jsonl", bound: monitor.BoundEthernet,
 		chart: []string{"ethernet 987 Mb/s", "bound this run: enp1s0f0's 1000 Mb/s link (987 Mb/s at 1518-byte frames)",
 			"pcie 2966 Mb/s, 66 % reached: the 5 GT/s x1 link at 0000:00:1c.0"},
@@ -52,14 +57,14 @@ var fieldRuns = []fieldRun{
 	{file: "ccr2004-fastpath-off-outside.jsonl", bound: monitor.BoundOutside,
 		// The nearest ceiling (the card's) and the nearest inside the host
 		// (CPU 0) are drawn even above 3× the peak.
-		chart: []string{"card 9400 Mb/s, 30 % reached: what a MikroTik CCR2004-1G-2XS-PCIe router card is known to move (9400 Mb/s)",
-			"core 17.5 Gb/s, 16 % reached, next: CPU 0 (10 % irq+softirq)"},
+		chart:  []string{"card 9400 Mb/s, 30 % reached: what a MikroTik CCR2004-1G-2XS-PCIe router card is known to move (9400 Mb/s)"},
+		shares: []string{"core 17.5 Gb/s, 16 % reached, next: CPU 0 (10 % irq+softirq)"},
 		offScale: []string{"Off the scale (above 3× the peak of 2804 Mb/s), not drawn:",
 			"pcie 54.4 Gb/s, 5.2 % reached: the 8 GT/s x8 link at 0000:00:01.0"}},
 	{file: "apu1c-rtl8111e-core.jsonl", bound: monitor.BoundCore,
-		chart: []string{"core 855 Mb/s, 100 % reached, bound this run: CPU 0 (99 % irq+softirq)",
-			"pcie 1422 Mb/s for enp7s0 (1456 Mb/s summed), 58 % reached: the 2.5 GT/s x1 link at 0000:00:1c.2"},
-		reached: 854.67},
+		chart:  []string{"pcie 1422 Mb/s for enp7s0 (1456 Mb/s summed), 58 % reached: the 2.5 GT/s x1 link at 0000:00:1c.2"},
+		shares: []string{"core CPU 0", "core 855 Mb/s, 100 % reached, bound this run: CPU 0 (99 % irq+softirq)"},
+		strongShare: true},
 }
 
 // tmplEsc is s as html/template writes it in text, and so the page (it
@@ -185,8 +190,17 @@ func TestFieldRunVerdicts(t *testing.T) {
 					t.Errorf("the chart's notes lack %q", w)
 				}
 			}
-			// Every ceiling is drawn or listed, by layer and figure.
-			drawn := strings.Count(ch, `<line class="ref"`)
+			for _, w := range fr.shares {
+				if i := strings.Index(ch, `<g class="shares">`); i < 0 || !strings.Contains(ch[i:], html.EscapeString(w)) {
+					t.Errorf("the CPU ceilings' bars lack %q", w)
+				}
+			}
+			if got := strings.Contains(ch, `<rect class="share" x="`+strconv.Itoa(plotX)) && strings.Contains(ch, `fill="#000000"><title>`); got != fr.strongShare {
+				t.Errorf("the bound ceiling drawn as a bar: %v, want %v", got, fr.strongShare)
+			}
+			// Every ceiling is drawn (a line, or a bar for a CPU's) or
+			// listed, by layer and figure.
+			drawn := strings.Count(ch, `<line class="ref"`) + strings.Count(ch, `<rect class="share" `)
 			for _, c := range v.Ceilings {
 				if !strings.Contains(ch, string(c.Layer)+" "+monitor.FormatMbps(c.CeilingMbps)) {
 					t.Errorf("the chart neither draws nor lists the %s ceiling %s (%s)", c.Layer, monitor.FormatMbps(c.CeilingMbps), c.What)

@@ -161,6 +161,13 @@ func runReport(ctx context.Context, e *env, fs *flag.FlagSet, pos []string, f re
 // cleaned of terminal controls.
 func writeVerdict(w io.Writer, v *monitor.Verdict) {
 	fmt.Fprintf(w, "verdict: %s: %s\n", text.Clean(string(v.Bound)), text.Clean(v.Summary))
+	if st := v.Stack; st != nil {
+		var layers []string
+		for _, l := range st.Layers {
+			layers = append(layers, text.Clean(string(l.Layer))+" "+text.Clean(strings.ReplaceAll(string(l.State), "_", " ")))
+		}
+		fmt.Fprintf(w, "this host's stack: %s\n", strings.Join(layers, ", "))
+	}
 	if len(v.Ceilings) == 0 {
 		fmt.Fprintf(w, "ceilings: none judged\n")
 		return
