@@ -31,6 +31,10 @@ func (a *Aggregator) addFlow(f *Flow, dt float64) {
 	if f.Iface != "" {
 		s.Iface = f.Iface
 	}
+	if s.Comm == "" && f.Comm != "" {
+		// Named once a process scan has seen its process.
+		s.PID, s.Comm = f.PID, f.Comm
+	}
 	active := f.BytesSent+f.BytesReceived > 0
 	g.span.add(dt, active)
 	s.BytesSent += f.BytesSent

@@ -103,7 +103,10 @@ func (s *Sampler) read(x *Sample) {
 	s.last = now
 	s.gen++
 	x.RunPID = s.pid
-	s.readProcesses(now, x)
+	// The counters first, right after the reading's clock, the process
+	// scan (whose time varies with the host's load) after them: a slow
+	// scan must not shift the counters' readings off the interval.
+	s.followTree()
 	s.readSockets(x)
 	for _, n := range s.targets(x) {
 		s.readNamespace(n, x)
@@ -114,6 +117,7 @@ func (s *Sampler) read(x *Sample) {
 			delete(s.ns, id)
 		}
 	}
+	s.readProcesses(now, x)
 	s.finish(x)
 }
 
@@ -122,11 +126,10 @@ func (s *Sampler) read(x *Sample) {
 // thousands of processes runs every 2 s at most).
 const scanShare = 0.02
 
-// readProcesses follows the run's tree, reads its threads' work, and
-// scans the process table when a scan is due (the other work on each CPU;
+// readProcesses reads the run's threads' work (its tree followed first,
+// by followTree), and scans the process table when a scan is due (the other work on each CPU;
 // the run's tree as the parents link it, joined to the one followed).
 func (s *Sampler) readProcesses(now time.Time, x *Sample) {
-	s.followTree()
 	if s.lastScan.IsZero() || s.o.scanEvery <= 0 || now.Sub(s.lastScan) >= max(s.o.scanEvery, s.scanWait) {
 		s.lastScan = now
 		start := time.Now()
