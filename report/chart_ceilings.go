@@ -66,6 +66,36 @@ const (
 // ceilingLines lays out the ceiling chart; nil when the record names no
 // NIC. names are the sampled NICs, in sample order.
 func ceilingLines(v *view, vd *monitor.Verdict) (c *lineChart, names []string) {
+	c, names = trafficLines(v)
+	if c == nil {
+		return nil, nil
+	}
+	peak := 0.0
+	for _, s := range c.series {
+		for _, p := range s.pts {
+			if !math.IsNaN(p.v) && !math.IsInf(p.v, 0) {
+				peak = max(peak, p.v)
+			}
+		}
+	}
+	// The summed traffic over the active samples, as the verdict saw it.
+	var sumRX, sumTX float64
+	for _, t := range vd.Traffic {
+		if t.Direction == "tx" {
+			sumTX += t.AchievedMbps
+		} else {
+			sumRX += t.AchievedMbps
+		}
+	}
+	c.placeCeilings(vd, peak, math.Max(sumRX, sumTX))
+	return c, names
+}
+
+// trafficLines is the chart's two series, each sample's frame Mb/s
+// received and sent, summed over the NICs; nil when the record names no
+// NIC.
+func trafficLines(v *view) (*lineChart, []string) {
+	var names []string
 	seen := map[string]bool{}
 	for _, s := range v.samples {
 		for _, n := range s.NICs {
@@ -95,31 +125,18 @@ func ceilingLines(v *view, vd *monitor.Verdict) (c *lineChart, names []string) {
 			return t, ok
 		}
 	}
-	rx, tx := v.line(sum(false)), v.line(sum(true))
-	c = &lineChart{kind: ceilingsKind, title: ceilingsTitle, total: v.total, empty: "no traffic",
+	return &lineChart{kind: ceilingsKind, title: ceilingsTitle, total: v.total, empty: "no traffic",
 		series: []series{
-			{name: "rx, all NICs", color: seriesColors[0], pts: rx},
-			{name: "tx, all NICs", color: seriesColors[1], dashed: true, pts: tx},
-		}}
-	peak := 0.0
-	for _, s := range c.series {
-		for _, p := range s.pts {
-			if !math.IsNaN(p.v) && !math.IsInf(p.v, 0) {
-				peak = max(peak, p.v)
-			}
-		}
-	}
+			{name: "rx, all NICs", color: seriesColors[0], pts: v.line(sum(false))},
+			{name: "tx, all NICs", color: seriesColors[1], dashed: true, pts: v.line(sum(true))},
+		}}, names
+}
 
-	// The summed traffic over the active samples, as the verdict saw it.
-	var sumRX, sumTX float64
-	for _, t := range vd.Traffic {
-		if t.Direction == "tx" {
-			sumTX += t.AchievedMbps
-		} else {
-			sumRX += t.AchievedMbps
-		}
-	}
-	busier := math.Max(sumRX, sumTX)
+// placeCeilings draws the verdict's ceilings on c: a path's as a line
+// where the summed busier direction (busier) would be with it full, a
+// CPU's as a bar of its share; those above offScale times the peak, and
+// past maxRefs, listed under the plot.
+func (c *lineChart) placeCeilings(vd *monitor.Verdict, peak, busier float64) {
 	var off, drawn []string
 	more := 0
 	strongShown := false
@@ -167,6 +184,12 @@ func ceilingLines(v *view, vd *monitor.Verdict) (c *lineChart, names []string) {
 	if len(c.refs) > 0 && (!strongShown || len(c.refs) > 1) {
 		c.legend = append(c.legend, series{name: "other ceiling", color: "#555555", dashed: true})
 	}
+	c.ceilingNotes(vd, peak, drawn, off, more)
+}
+
+// ceilingNotes lists under the plot the ceilings drawn with what they
+// are, those off the scale, and how many more were left out.
+func (c *lineChart) ceilingNotes(vd *monitor.Verdict, peak float64, drawn, off []string, more int) {
 	if len(drawn) > 0 {
 		c.notes = append(append(c.notes, "The lines drawn:"), drawn...)
 	}
@@ -186,8 +209,6 @@ func ceilingLines(v *view, vd *monitor.Verdict) (c *lineChart, names []string) {
 	if len(vd.Ceilings) == 0 {
 		c.notes = append(c.notes, fmt.Sprintf("No ceiling was judged for this run (verdict: %s).", vd.Bound))
 	}
-
-	return c, names
 }
 
 // ceilingLabel is "pcie 1435 Mb/s, 96 % reached, bound this run: the

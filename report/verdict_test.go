@@ -62,8 +62,8 @@ var fieldRuns = []fieldRun{
 		offScale: []string{"Off the scale (above 3× the peak of 2804 Mb/s), not drawn:",
 			"pcie 54.4 Gb/s, 5.2 % reached: the 8 GT/s x8 link at 0000:00:01.0"}},
 	{file: "apu1c-rtl8111e-core.jsonl", bound: monitor.BoundCore,
-		chart:  []string{"pcie 1422 Mb/s for enp7s0 (1456 Mb/s summed), 58 % reached: the 2.5 GT/s x1 link at 0000:00:1c.2"},
-		shares: []string{"core CPU 0", "core 855 Mb/s, 100 % reached, bound this run: CPU 0 (99 % irq+softirq)"},
+		chart:       []string{"pcie 1422 Mb/s for enp7s0 (1456 Mb/s summed), 58 % reached: the 2.5 GT/s x1 link at 0000:00:1c.2"},
+		shares:      []string{"core CPU 0", "core 855 Mb/s, 100 % reached, bound this run: CPU 0 (99 % irq+softirq)"},
 		strongShare: true},
 }
 
