@@ -14,6 +14,7 @@ import (
 type queueLayer struct {
 	nothingJudged
 	queues []*queueUse // in the order first seen
+	index  map[queueKey]*queueUse
 }
 
 // queueUse is one IRQ vector of a NIC: sums of rate × seconds.
@@ -56,14 +57,17 @@ func (l *queueLayer) add(x *irq.Sample, dt float64) {
 const maxQueueUses = 8192
 
 func (l *queueLayer) use(nic string, vec, index int, kind irq.QueueKind) *queueUse {
-	for _, u := range l.queues {
-		if u.nic == nic && u.irq == vec {
-			return u
-		}
+	k := queueKey{nic, vec}
+	if u := l.index[k]; u != nil {
+		return u
 	}
 	u := &queueUse{nic: nic, irq: vec, index: index, kind: kind, onCPU: map[int]float64{}}
 	if len(l.queues) < maxQueueUses {
+		if l.index == nil {
+			l.index = map[queueKey]*queueUse{}
+		}
 		l.queues = append(l.queues, u)
+		l.index[k] = u
 	}
 	return u
 }
