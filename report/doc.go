@@ -3,8 +3,10 @@
 // one SVG document.
 //
 // The page opens with the run verdict (monitor.Verdict: the layer that
-// bound the run, every ceiling at the run's own mix, each NIC's traffic)
-// and a chart of the throughput over time against each ceiling; then a
+// bound the run, every ceiling at the run's own mix, each NIC's traffic,
+// this host's stack), a chart of the throughput over time against each
+// ceiling (a CPU's as a bar of its share), and a chart of each CPU's busy
+// time split by what took it, with the verdict's evidence; then a
 // heatmap of irq+softirq load per CPU over time, NET_RX and NET_TX per CPU,
 // the interrupt rate of every sampled NIC queue, softnet drops and time
 // squeezes, the throughput of each NIC, and the findings of the run with
