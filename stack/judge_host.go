@@ -22,6 +22,11 @@ const (
 	// that other work, however little of the CPU the run got.
 	waitMin      = 20
 	otherWaitMin = 25
+	// demandMin: the wait binds only a run that wanted at least this much
+	// of a CPU (its threads' time and their wait, over every CPU): a
+	// rate-limited sender that wakes a few thousand times a second waits
+	// at each wake on a busy host, and catches up after.
+	demandMin = 50
 )
 
 // judgeConntrack judges each namespace's connection tracking table.
@@ -81,10 +86,14 @@ func judgeOtherWork(cpus []CPUSummary, runPID int, scanned bool) ([]Judgement, L
 	}
 	st := LayerStatus{Layer: LayerOtherWork, State: StateRoom}
 	var out []Judgement
+	demand := 0.0
+	for i := range cpus {
+		demand += cpus[i].RunPct + cpus[i].RunWaitPct
+	}
 	for i := range cpus {
 		c := &cpus[i]
 		run := c.RunPct + c.PacketPct
-		waited := c.RunWaitPct >= waitMin && c.OtherPct >= otherWaitMin && c.OtherPct >= c.PacketPct
+		waited := c.RunWaitPct >= waitMin && c.OtherPct >= otherWaitMin && c.OtherPct >= c.PacketPct && demand >= demandMin
 		if !waited && (run < runUsedMin || c.OtherPct < otherMin) {
 			continue
 		}
