@@ -170,6 +170,12 @@ func TestJudgeOtherWork(t *testing.T) {
 		!strings.Contains(j.Summary, "waited 45 %") || len(s.Bound()) != 1 {
 		t.Fatalf("%+v", s.Judgements)
 	}
+	// A paced sender that wanted a quarter of a CPU (its time and its
+	// waits at each wake) is not held by a busy one: it catches up.
+	paced := []RunCPU{{CPU: 0, Pct: 2, WaitPct: 1}, {CPU: 1, Pct: 4, WaitPct: 24}}
+	if s := summaryOf(run(3, func(int) Sample { return sample(paced) })); s.judgement(LayerOtherWork, "other_work") != nil {
+		t.Errorf("a paced run that wanted 31 %% of a CPU: %+v", s.Judgements)
+	}
 	// A run that took and wanted little of a busy CPU is not held by it.
 	runs[1].WaitPct = 1
 	if s := summaryOf(run(3, func(int) Sample { return sample(runs) })); s.judgement(LayerOtherWork, "other_work") != nil {
