@@ -75,6 +75,38 @@ func TestJudgeLocalWindow40ms(t *testing.T) {
 	}
 }
 
+// A receiver on a loaded host: 6 Gb/s over a veth whose round trip is
+// 30 µs, its receive queue read late, so that its own RTT estimate says
+// 36 ms and autotuning took its buffer to tcp_rmem's max. The window it
+// advertised held only what the application left unread: not bound. The
+// same receiver with its sender on this host is judged by the sender's
+// timers alone.
+func TestJudgeReceiverReadLate(t *testing.T) {
+	recv := Flow{Netns: 1, Proto: "tcp", State: "established", Local: "10.0.0.2:5201", Peer: "10.0.0.1:40000", Cookie: 1, PID: 9,
+		Comm: "iperf3", BytesReceived: 6e9 / 8, RTTUS: 40, MinRTTUS: 30, RcvRTTUS: 36000, Timers: true,
+		RcvWnd: u32(29 << 20), Rcvbuf: 32 << 20, RmemAlloc: 30 << 20}
+	sample := func(flows ...Flow) Sample {
+		ns := healthyNS(1)
+		ns.Buffers.TCPRmem[2] = 32 << 20
+		return Sample{RunPID: 9, Namespaces: []Namespace{ns}, Flows: flows}
+	}
+	if s := summaryOf(run(5, func(int) Sample { return sample(recv) })); s.judgement(LayerTransport, "local_window") != nil {
+		dump(t, s)
+		t.Error("a receiver read late, judged by its own RTT estimate")
+	}
+	// Without a least RTT the estimate is all there is: bound.
+	recv.MinRTTUS = 0
+	if s := summaryOf(run(5, func(int) Sample { return sample(recv) })); s.judgement(LayerTransport, "local_window") == nil {
+		t.Error("no window judged from the receiver's estimate alone")
+	}
+	snd := sender(0, 0, 0)
+	snd.Local, snd.Peer = recv.Peer, recv.Local
+	if s := summaryOf(run(5, func(int) Sample { return sample(recv, snd) })); s.judgement(LayerTransport, "local_window") != nil {
+		dump(t, s)
+		t.Error("a receiver whose local sender waited on no window")
+	}
+}
+
 // sender returns a sending flow's sample: 800 Mb/s, busy 90 % of each
 // second, with the given limit timers and retransmits.
 func sender(rwnd, sndbuf, retrans uint64) Flow {

@@ -32,7 +32,19 @@ const (
 func judgeTransport(flows []FlowSummary, ns map[uint64]NamespaceSummary, missing []string) ([]Judgement, LayerStatus) {
 	st := LayerStatus{Layer: LayerTransport, State: StateNotApplicable, Note: "no TCP flow of the run moved 1 MiB"}
 	var out []Judgement
-	judged := map[string]bool{} // a receiving flow its sender's judgement named
+	// A receiving flow whose sender is a flow of this host too is judged
+	// by the sender's limit timers, which say whether the window held it.
+	judged := map[string]bool{}
+	for i := range flows {
+		f := &flows[i]
+		if f.Proto == "tcp" && f.Timers && f.BytesSent >= minFlowBytes {
+			for j := range flows {
+				if r := &flows[j]; r.Local == f.Peer && r.Peer == f.Local && r.Proto == "tcp" {
+					judged[flowName(r)] = true
+				}
+			}
+		}
+	}
 	for _, senders := range []bool{true, false} {
 		for i := range flows {
 			f := &flows[i]
@@ -180,7 +192,14 @@ func judgeReceiver(f *FlowSummary, ns map[uint64]NamespaceSummary) *Judgement {
 		j := &Judgement{Layer: LayerTransport, Subject: flowName(f), AchievedMbps: f.RecvMbps}
 		return receiverBehind(f, j, 0)
 	}
-	rtt := f.RcvRTTMs
+	// The path's own round trip, its least: the receiver's estimate
+	// (tcpi_rcv_rtt) also counts the time data waited in a queue the
+	// application was slow to read, and a window that only held what the
+	// application left unread did not limit the flow.
+	rtt := f.MinRTTMs
+	if rtt <= 0 {
+		rtt = f.RcvRTTMs
+	}
 	if rtt <= 0 {
 		rtt = f.RTTMs
 	}
