@@ -82,6 +82,9 @@ func (j *judgement) otherWork(c *Ceiling) *stack.Judgement {
 			}
 		}
 	}
+	if c == nil && !j.hungry() {
+		return nil
+	}
 	var cands []*cpuUse
 	part := func(u *cpuUse) float64 { return j.own(u) }
 	switch {
@@ -121,6 +124,32 @@ func (j *judgement) otherWork(c *Ceiling) *stack.Judgement {
 		return nil
 	}
 	return j.otherWorkJudgement(best, bestF)
+}
+
+// demandMin: where the stack followed the run's process tree, other work
+// on a CPU that reached no ceiling binds a run that wanted at least this
+// much of a CPU (its threads' time and their wait for a CPU, over every
+// CPU; stack's own threshold): a rate-limited run got what it asked for.
+const demandMin = 50.0
+
+// hungry reports whether the run wanted demandMin of a CPU, or, where the
+// stack did not follow its tree, whether that is not known.
+func (j *judgement) hungry() bool {
+	if j.stack == nil || !j.scanned() {
+		return true
+	}
+	tree := false
+	for _, l := range j.stack.Layers {
+		tree = tree || l.Layer == stack.LayerOtherWork && l.State != stack.StateUnknown
+	}
+	if !tree {
+		return true
+	}
+	demand := 0.0
+	for _, c := range j.stack.CPUs {
+		demand += c.RunPct + c.RunWaitPct
+	}
+	return demand >= demandMin
 }
 
 // withSteal adds the steal time of the judgement's CPU to the stack's

@@ -192,6 +192,14 @@ func TestJudgeOtherWork(t *testing.T) {
 	if f := verdictFindingOf(v); f == nil || f.Code != finding.RunOtherWork || !strings.Contains(f.Fix, "taskset") {
 		t.Errorf("finding %+v", f)
 	}
+	// A paced run (a fifth of a CPU wanted, waits included) on a CPU
+	// others kept full got what it asked for: nothing here bound it.
+	samples, limits = vethRun(300, cpuAt(0, 0, 3, 30, 62), cpuAt(1, 0, 12, 40, 45))
+	v = judgeStack(samples, limits, withStack(func(st *stack.Sample) {
+		yes(st)
+		st.Run = []stack.RunCPU{{CPU: 1, Pct: 5, WaitPct: 15}}
+	}))
+	wantBound(t, v, BoundOutside)
 	// A core of packet work at 95 % beside a yes at 5 %: the core.
 	samples, limits = vethRun(3000, cpuAt(0, 5, 85, 5, 0), cpuAt(1, 0, 0, 10, 5))
 	v = judgeStack(samples, limits, withStack(func(st *stack.Sample) {
