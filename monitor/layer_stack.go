@@ -70,6 +70,17 @@ func heldShaper(cs []Ceiling) *Ceiling {
 	return nil
 }
 
+// heldFirst moves the shaper that held traffic back (heldShaper) to the
+// front of cs: it is the limit, whatever a CPU's share.
+func heldFirst(cs []Ceiling) {
+	if h := heldShaper(cs); h != nil {
+		held := *h
+		i := slices.IndexFunc(cs, func(c Ceiling) bool { return c.Same(held) })
+		copy(cs[1:i+1], cs[:i])
+		cs[0] = held
+	}
+}
+
 // causeOrder is the order in which the stack's layers are asked for what
 // bound a run that reached no ceiling: the CPUs first, then the layers
 // from the socket down.

@@ -42,14 +42,6 @@ func (v *Verdict) decide(j *judgement) {
 			host = append(host, c)
 		}
 	}
-	if h := heldShaper(host); h != nil {
-		// The shaper held back traffic that wanted more: it is the
-		// limit, whatever a CPU's share.
-		held := *h
-		i := slices.IndexFunc(host, func(c Ceiling) bool { return c.Same(held) })
-		rest := slices.Delete(host, i, i+1)
-		host = append([]Ceiling{held}, rest...)
-	}
 	reached := len(host) > 0 && (host[0].Share >= boundShare || host[0].held)
 	if len(host) > 0 && (!reached || !physical(host[0].Layer)) {
 		// Before a CPU's ceiling: what this host's stack lost or

@@ -142,6 +142,7 @@ func (w *Window) Verdict() Verdict {
 		return !finite(c.Share) || !finite(c.AchievedMbps) || !finite(c.CeilingMbps)
 	})
 	sortCeilings(v.Ceilings)
+	heldFirst(v.Ceilings)
 	fillTrafficCeilings(v.Traffic, v.Ceilings)
 	v.decide(j)
 	v.Findings = append(v.Findings, v.verdictFinding())
