@@ -186,7 +186,7 @@ func (j *judgement) otherWorkJudgement(u *cpuUse, f foreignWork) *stack.Judgemen
 	if f.steal >= 1 {
 		parts = append(parts, fmt.Sprintf("%.0f %% steal (the hypervisor ran something else)", f.steal))
 	}
-	g.Summary = fmt.Sprintf("%s was %.0f %% busy, %s, and the run's own work (irq+softirq and the command's threads) only %.0f %%",
+	g.Summary = fmt.Sprintf("%s was %.0f %% busy, %s, against %.0f %% of the run's own work (irq+softirq and the command's threads)",
 		cpuName(u.cpu), math.Min(u.busy+u.steal, 100), strings.Join(parts, "; "), j.own(u))
 	if j.command.busy() == 0 {
 		g.Summary += " (no command was watched: a load generator started apart counts as other work; run it as nicdiag monitor -- CMD)"
