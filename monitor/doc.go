@@ -1,8 +1,12 @@
 // Package monitor is the monitored run of `nicdiag monitor` as a library:
 // it samples per-CPU irq/softirq/softnet load and per-NIC traffic at an
-// interval while the caller (a benchmark harness, say) runs its load, or
+// interval, and this host's network stack right after (package stack: the
+// command's sockets, socket drops, qdiscs, conntrack, the processes on
+// each CPU), while the caller (a benchmark harness, say) runs its load, or
 // while a command runs, and ends with the window's summary and the run
-// verdict: which layer of the host bound the run.
+// verdict: which layer of the host bound the run, or that every layer had
+// room. WithRoutedInterfaces adds the interfaces the command's flows leave
+// by to those sampled.
 //
 //	h, err := nicdiag.Inspect(ctx)  // the host, read once
 //	run, err := h.Monitor(ctx, monitor.WithDuration(10*time.Second))
@@ -16,13 +20,15 @@
 // WithDuration has passed, or when the command of WithCommand exits; Wait
 // waits for that.
 //
-// A run keeps no samples: a Window sums each as it arrives, what the
-// summary and the verdict need (one file per layer of the host,
-// layer_*.go), so that its memory does not grow with its length.
+// A run keeps no samples: a Window sums each as it arrives (AddSample),
+// what the summary and the verdict need (one file per layer of the host,
+// layer_*.go; the stack's part in a stack.Aggregator), so that its memory
+// does not grow with its length.
 //
 // A run can be recorded (WithRecord, WithRecordFile) as JSON lines: a
 // "start" line, one "sample" line per interval, written as it is taken, and
-// a "summary" line at Stop, so that a record is complete after Ctrl-C and
+// a "summary" line at Stop (a sample line carries the stack's reading as
+// "stack" and the interfaces first sampled in it as "added"), so that a record is complete after Ctrl-C and
 // keeps every finished sample if the process is killed. Writer writes that
 // format and ReadRecord reads it back, also when cut short mid-line; package
 // report draws it.
