@@ -27,11 +27,11 @@
 //
 // A run can be recorded (WithRecord, WithRecordFile) as JSON lines: a
 // "start" line, one "sample" line per interval, written as it is taken, and
-// a "summary" line at Stop (a sample line carries the stack's reading as
-// "stack" and the interfaces first sampled in it as "added"), so that a record is complete after Ctrl-C and
-// keeps every finished sample if the process is killed. Writer writes that
-// format and ReadRecord reads it back, also when cut short mid-line; package
-// report draws it.
+// a "summary" line at Stop, so that a record is complete after Ctrl-C and
+// keeps every finished sample if the process is killed. A sample line
+// carries the stack's reading as "stack" and the interfaces first sampled
+// in it as "added". Writer writes that format and ReadRecord reads it back,
+// also when cut short mid-line; package report draws it.
 //
 // The package never prints or exits. Its errors work with errors.Is:
 // ErrDone, ErrInterval, ErrCommandStart, ErrRecord, ErrEmpty, ErrMalformed.
