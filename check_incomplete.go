@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -15,7 +16,8 @@ import (
 // incompleteCheck: what could not be judged (nicdiag.incomplete), so that a
 // check family that did not run never reads as a clean result. One finding
 // per subject: each entry of Host.Unread about a NIC (its PCIe path could
-// not be walked, its budget could not be solved), the host-wide entries
+// not be walked, its budget could not be solved, its module EEPROM could
+// not be read), the host-wide entries
 // (/proc/interrupts, the PCI functions without a netdev) under HostSubject,
 // and, for a judged NIC whose PCIe path has config space cut to the 64-byte
 // header for lack of root, which verdicts that weakens. Check keeps one
@@ -23,14 +25,15 @@ import (
 // joined into one finding at the worst of their severities. An entry whose
 // cause is only missing privilege (os.ErrPermission, but not fsroot's
 // refusals of a non-regular file or an escaping symlink), or a snapshot
-// that holds no /proc at all, is info; any other is warn.
+// that holds no /proc at all, is info (a privilege cause's fix names the
+// capability that lifts it); any other is warn.
 var incompleteCheck = Checker{
 	Name:  "incomplete",
 	Codes: []finding.Code{finding.NicdiagIncomplete},
 	Run: func(h *Host) []finding.Finding {
 		by := map[string]*incomplete{}
 		var order []string
-		add := func(subject string, sev finding.Severity, key, sentence string) {
+		add := func(subject string, sev finding.Severity, key, sentence, capability string) {
 			c := by[subject]
 			if c == nil {
 				c = &incomplete{evidence: map[string]string{}}
@@ -39,6 +42,9 @@ var incompleteCheck = Checker{
 			}
 			if sev > c.sev {
 				c.sev = sev
+			}
+			if capability != "" && !slices.Contains(c.caps, capability) {
+				c.caps = append(c.caps, capability)
 			}
 			c.sentences = append(c.sentences, sentence)
 			c.evidence[key] = sentence
@@ -49,10 +55,14 @@ var incompleteCheck = Checker{
 				subject = HostSubject
 			}
 			sev := finding.Warn
-			if onlyPrivilege(u.Err) || errors.Is(u.Err, errNoProc) {
+			capability := ""
+			switch {
+			case onlyPrivilege(u.Err):
+				sev, capability = finding.Info, capabilityFor(u.Part)
+			case errors.Is(u.Err, errNoProc):
 				sev = finding.Info
 			}
-			add(subject, sev, string(u.Part), unreadSentence(u))
+			add(subject, sev, string(u.Part), unreadSentence(u), capability)
 			by[subject].noProc = by[subject].noProc || errors.Is(u.Err, errNoProc)
 		}
 		for _, n := range h.Selected {
@@ -62,20 +72,23 @@ var incompleteCheck = Checker{
 			for _, e := range damagedConfig(n.Path) {
 				add(n.ID(), finding.Warn, "config "+string(e.Address), fmt.Sprintf(
 					"the config space of %s (/sys/bus/pci/devices/%s/config) is damaged (%s), so its link capability, ASPM and any Thunderbolt tunnel are unknown and the PCIe verdicts on that hop may be missing",
-					e.Address, e.Address, strings.TrimPrefix(e.ConfigNote, pcie.ConfigDamaged)))
+					e.Address, e.Address, strings.TrimPrefix(e.ConfigNote, pcie.ConfigDamaged)), "")
 			}
 			if ends := needsRoot(n.Path); len(ends) > 0 {
 				add(n.ID(), finding.Info, "config space", fmt.Sprintf(
 					"the config space of %s past the 64-byte header needs root, so MPS is assumed 128 bytes and MRRS 512 (pcie.bottleneck's ceiling may be low) and ASPM and the target link speed are unknown (a link idling at a lower speed under ASPM reads as pcie.link_downgraded instead of pcie.idle_downtrained)",
-					strings.Join(ends, ", ")))
+					strings.Join(ends, ", ")), capSysAdmin)
 			}
 		}
 		out := make([]finding.Finding, 0, len(order))
 		for _, s := range order {
 			c := by[s]
-			fix := "Run nicdiag, or take the snapshot (`nicdiag snapshot`), as root or with CAP_SYS_ADMIN to read what it could not."
+			var fix string
 			if c.noProc {
 				fix = "Take the snapshot with `nicdiag snapshot`, which holds /proc's interrupt and CPU files, to have the checks named above run too."
+			}
+			if len(c.caps) > 0 {
+				fix = strings.TrimSpace(fix + " Run nicdiag, or take the snapshot (`nicdiag snapshot`), as root or with " + strings.Join(c.caps, " and ") + " to read what it could not.")
 			}
 			if c.sev > finding.Info {
 				fix = "Check that the files named are present and readable (a snapshot may lack them), then run the check again; the checks named above did not run."
@@ -98,6 +111,22 @@ type incomplete struct {
 	noProc    bool // an entry is for a snapshot without /proc
 	sentences []string
 	evidence  map[string]string
+	caps      []string // the capabilities that lift the privilege causes
+}
+
+// capSysAdmin lets a process read PCI config space past its 64-byte
+// header (pci_read_config in drivers/pci/pci-sysfs.c) and the files only
+// root reads.
+const capSysAdmin = "CAP_SYS_ADMIN"
+
+// capabilityFor is the capability that lifts a lack of privilege reading
+// p: CAP_NET_ADMIN for the module EEPROM request (ethtool netlink's
+// GENL_UNS_ADMIN_PERM), else CAP_SYS_ADMIN.
+func capabilityFor(p Part) string {
+	if p == PartModule {
+		return "CAP_NET_ADMIN"
+	}
+	return capSysAdmin
 }
 
 // onlyPrivilege reports whether err is only a lack of privilege: it
@@ -119,6 +148,11 @@ func unreadSentence(u Unread) string {
 		return fmt.Sprintf("the throughput budget could not be solved, so pcie.bottleneck was not judged: %v", u.Err)
 	case PartNetdev:
 		return fmt.Sprintf("what the interface sits on could not be read, so no check of its device ran (its PCIe path, driver, queues and IRQs): %v", u.Err)
+	case PartModule:
+		if onlyPrivilege(u.Err) {
+			return fmt.Sprintf("the module EEPROM could not be read (the kernel answers the module EEPROM request only to a process with CAP_NET_ADMIN), so the module's own diagnostics were not judged (nic.module_diagnostics): %v", u.Err)
+		}
+		return fmt.Sprintf("the module EEPROM could not be read or decoded, so the module's own diagnostics were not judged (nic.module_diagnostics): %v", u.Err)
 	case PartNoNetdev:
 		return fmt.Sprintf("the PCI network functions without a netdev (vfio-pci, unbound) could not be listed, so they were neither listed nor checked: %v", u.Err)
 	}

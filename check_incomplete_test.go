@@ -12,6 +12,7 @@ import (
 
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/internal/snaptest"
+	"github.com/nicdiag/nicdiag/nicinfo"
 )
 
 // incompleteOf returns the nicdiag.incomplete findings of fs by subject.
@@ -117,5 +118,43 @@ func TestIncompleteNeedsRoot(t *testing.T) {
 	}
 	if n == 0 {
 		t.Error("no nicdiag.incomplete for a tree whose config space is 64 bytes")
+	}
+}
+
+// A module EEPROM the kernel would not read: without CAP_NET_ADMIN the
+// module EEPROM request answers EPERM (seen with `setpriv
+// --inh-caps=-all --bounding-set=-all,+sys_admin nicdiag --json show`),
+// which the ethtool answers record as its text. The port's module
+// diagnostics were not judged: an info finding naming the capability. A
+// module EEPROM that cannot be decoded is a warning; a twisted-pair port,
+// which holds no module, gets nothing.
+func TestIncompleteModule(t *testing.T) {
+	run := func(port string, edit func(a *nicinfo.EthtoolAnswers)) *finding.Finding {
+		v := variant(t, "e810-ice-numa1").ethtool("enp162s0f0", func(a *nicinfo.EthtoolAnswers) {
+			a.Link.Port = port
+			edit(a)
+		})
+		f, ok := incompleteOf(checkTree(t, v.dir, WithInterfaces("enp162s0f0")))["enp162s0f0"]
+		if !ok {
+			return nil
+		}
+		return &f
+	}
+	eperm := func(a *nicinfo.EthtoolAnswers) {
+		a.Errors = map[string]string{"module_eeprom": "operation not permitted"}
+	}
+	f := run("DA", eperm)
+	if f == nil || f.Severity != finding.Info || !strings.Contains(f.Summary, "nic.module_diagnostics") ||
+		!strings.Contains(f.Summary, "CAP_NET_ADMIN") || !strings.Contains(f.Fix, "CAP_NET_ADMIN") || strings.Contains(f.Fix, "CAP_SYS_ADMIN") {
+		t.Errorf("EPERM: %v", f)
+	}
+	if f := run("TP", eperm); f != nil {
+		t.Errorf("a twisted-pair port: %v", f)
+	}
+	f = run("FIBRE", func(a *nicinfo.EthtoolAnswers) {
+		a.Module = []nicinfo.ModulePage{{I2C: 0x50, Data: make([]byte, 100)}}
+	})
+	if f == nil || f.Severity != finding.Warn || !strings.Contains(f.Summary, "could not be read or decoded") {
+		t.Errorf("a module EEPROM cut short: %v", f)
 	}
 }

@@ -30,6 +30,27 @@ var moduleCheck = Checker{
 	},
 }
 
+// PartModule names a port's module EEPROM in Host.Unread:
+// nic.module_diagnostics was not judged.
+const PartModule Part = "module EEPROM (nic.module_diagnostics)"
+
+// readModuleErrs names in Unread each selected port whose module EEPROM
+// could not be read or decoded (nicinfo.NIC.ModuleErr): a port that
+// cannot hold a module (twisted pair and the like) or a virtual NIC is
+// left out, as the module check would leave it.
+func (h *Host) readModuleErrs() {
+	for _, n := range h.Selected {
+		if n.ModuleErr == nil || !n.Netdev() || !n.Physical() || n.Virtual {
+			continue
+		}
+		switch n.Link.Port {
+		case "TP", "AUI", "BNC", "MII":
+			continue
+		}
+		h.unread(PartModule, n.ID(), n.ModuleErr)
+	}
+}
+
 // moduleFixes are what to do about a value out of range, by what and
 // direction.
 var moduleFixes = map[string]string{

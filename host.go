@@ -210,6 +210,7 @@ func Inspect(ctx context.Context, opts ...Option) (*Host, error) {
 		return nil, err
 	}
 	h.readLossTotals(o)
+	h.readModuleErrs()
 	h.CPUs, _ = irq.ReadCPUs(o.irq()...) // nil: the cpu checks have no answer
 	h.readIOMMU(o)
 	h.readHostFacts(o)

@@ -68,3 +68,14 @@ func unwrapPkg(err error) error {
 	}
 	return err
 }
+
+// answerError is an error an EthtoolAnswers holds as its text (the live
+// source's errno text, or a snapshot's): the kernel's refusal ("operation
+// not permitted", EPERM; "permission denied", EACCES) still matches
+// os.ErrPermission.
+type answerError string
+
+func (e answerError) Error() string { return string(e) }
+func (e answerError) Is(target error) bool {
+	return target == fs.ErrPermission && (e == "operation not permitted" || e == "permission denied")
+}

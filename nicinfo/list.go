@@ -256,12 +256,15 @@ func (r *reader) mergeEthtool(a *EthtoolAnswers, err error) *EthtoolAnswers {
 	}
 	n.Rings, n.LossStats = copyRings(a.Rings), copyStats(a.LossStats)
 	n.FEC = a.FEC
-	if len(a.Module) > 0 {
+	if e, ok := a.Errors["module_eeprom"]; ok {
+		n.ModuleErr = answerError(e)
+	} else if len(a.Module) > 0 {
 		switch d, err := ParseModule(a.Module); {
 		case err == nil:
 			n.Module = d
 		case !errors.Is(err, ErrNoDiagnostics):
 			r.missing("module", err)
+			n.ModuleErr = err
 		}
 	}
 	n.Features, n.Coalesce = a.Features, a.Coalesce

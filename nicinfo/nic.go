@@ -118,6 +118,12 @@ type NIC struct {
 	// Module is the pluggable module's own diagnostics, decoded from its
 	// EEPROM (ethtool -m); nil without a module with diagnostics.
 	Module *ModuleDiag `json:"module,omitempty"`
+	// ModuleErr is why the module's EEPROM could not be read or decoded,
+	// nil when it was, or when the port has no module or the driver no
+	// access to it. The kernel answers the module EEPROM request only to
+	// a process with CAP_NET_ADMIN: errors.Is(ModuleErr, os.ErrPermission)
+	// holds then. It is also named in Missing.
+	ModuleErr error `json:"-"`
 	// XDP is the attached XDP program, from rtnetlink (netlink/IFACE.json
 	// in a snapshot); nil for none or when netlink is off.
 	XDP *XDP `json:"xdp,omitempty"`
