@@ -23,6 +23,7 @@ const (
 	exporterUnit  = "systemd/nicdiag_exporter.service"
 	textfileUnit  = "systemd/nicdiag-textfile.service"
 	textfileTimer = "systemd/nicdiag-textfile.timer"
+	capsDropIn    = "systemd/nicdiag_exporter.service.d/capabilities.conf"
 	seed          = "../testdata/snapshots/82576-minipcie-x1"
 )
 
@@ -66,7 +67,7 @@ var sandbox = map[string]string{
 	"NoNewPrivileges": "yes", "ProtectSystem": "strict", "ProtectHome": "yes", "PrivateTmp": "yes",
 	"PrivateDevices": "yes", "ProtectKernelTunables": "yes", "ProtectKernelModules": "yes",
 	"ProtectControlGroups": "yes", "RestrictNamespaces": "yes", "SystemCallArchitectures": "native",
-	"CapabilityBoundingSet": "CAP_SYS_ADMIN", "MemoryDenyWriteExecute": "yes",
+	"MemoryDenyWriteExecute": "yes",
 }
 
 func checkSandbox(t *testing.T, where string, u unit) {
@@ -76,7 +77,7 @@ func checkSandbox(t *testing.T, where string, u unit) {
 		t.Errorf("%s: SystemCallFilter=%v, want @system-service, then ~@privileged", where, got)
 	}
 	if _, ok := u["PrivateUsers"]; ok {
-		t.Errorf("%s: PrivateUsers= would take CAP_SYS_ADMIN out of the initial user namespace: config reads drop to 64 bytes", where)
+		t.Errorf("%s: PrivateUsers= would take CAP_SYS_ADMIN out of the initial user namespace: config reads drop to 64 bytes even where granted", where)
 	}
 	if _, ok := u["PrivateNetwork"]; ok {
 		t.Errorf("%s: PrivateNetwork= would hide the host's NICs", where)
@@ -111,17 +112,29 @@ func execArgs(t *testing.T, where string, u unit) (string, []string) {
 	return filepath.Base(f[0]), f[1:]
 }
 
-// The exporter's unit: the sandbox, a dynamic user with CAP_SYS_ADMIN as
-// its only capability, and an ExecStart whose flags nicdiag_exporter
-// accepts: with them (on another port, over the seed snapshot) it serves
-// the exposition and stops on SIGTERM with exit 0.
+// The exporter's unit: the sandbox, a dynamic user with no capability
+// (it listens on the network) and IP traffic with loopback peers only,
+// and an ExecStart whose flags nicdiag_exporter accepts: with them (on
+// another port, over the seed snapshot) it serves the exposition and
+// stops on SIGTERM with exit 0. The drop-in that grants the capabilities
+// grants CAP_SYS_ADMIN and CAP_NET_ADMIN, each in a pair of lines that
+// can be deleted alone.
 func TestExporterUnit(t *testing.T) {
 	u, _ := readUnit(t, exporterUnit)
 	checkSandbox(t, exporterUnit, u)
 	u.want(t, exporterUnit, map[string]string{
-		"DynamicUser": "yes", "AmbientCapabilities": "CAP_SYS_ADMIN", "Type": "simple",
+		"DynamicUser": "yes", "CapabilityBoundingSet": "", "Type": "simple",
 		"RestrictAddressFamilies": "AF_INET AF_INET6 AF_UNIX AF_NETLINK AF_VSOCK",
+		"IPAddressDeny":           "any", "IPAddressAllow": "localhost",
 	})
+	if a, ok := u["AmbientCapabilities"]; ok {
+		t.Errorf("AmbientCapabilities=%v in the network-facing unit", a)
+	}
+	d, _ := readUnit(t, capsDropIn)
+	want := []string{"CAP_SYS_ADMIN", "CAP_NET_ADMIN"}
+	if !slices.Equal(d["AmbientCapabilities"], want) || !slices.Equal(d["CapabilityBoundingSet"], want) || len(d) != 2 {
+		t.Errorf("%s: %v, want AmbientCapabilities= and CapabilityBoundingSet= lines for %v", capsDropIn, d, want)
+	}
 	name, args := execArgs(t, exporterUnit, u)
 	if name != "nicdiag_exporter" || !slices.Contains(args, "--web.listen-address=127.0.0.1:9799") {
 		t.Errorf("ExecStart: %s %v", name, args)
@@ -173,7 +186,7 @@ func TestExporterUnit(t *testing.T) {
 func TestTextfileUnits(t *testing.T) {
 	u, _ := readUnit(t, textfileUnit)
 	checkSandbox(t, textfileUnit, u)
-	u.want(t, textfileUnit, map[string]string{"Type": "oneshot", "SuccessExitStatus": "1 2"})
+	u.want(t, textfileUnit, map[string]string{"Type": "oneshot", "SuccessExitStatus": "1 2", "CapabilityBoundingSet": "CAP_SYS_ADMIN CAP_NET_ADMIN"})
 	if _, ok := u["DynamicUser"]; ok {
 		t.Error("a dynamic user cannot write into node_exporter's directory")
 	}
@@ -217,7 +230,9 @@ func TestTextfileUnits(t *testing.T) {
 	}
 }
 
-// systemd-analyze verify accepts the three units, where it is installed.
+// systemd-analyze verify accepts the three units, and the exporter's with
+// its drop-in (appended: a drop-in's sections merge into the unit's),
+// where it is installed.
 func TestUnitsVerify(t *testing.T) {
 	analyze, err := exec.LookPath("systemd-analyze")
 	if err != nil {
@@ -230,13 +245,20 @@ func TestUnitsVerify(t *testing.T) {
 		t.Fatal(err)
 	}
 	var units []string
-	for _, f := range []string{exporterUnit, textfileUnit, textfileTimer} {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
+	for _, f := range [][]string{{exporterUnit}, {textfileUnit}, {textfileTimer}, {exporterUnit, capsDropIn}} {
+		var b []byte
+		for _, part := range f {
+			c, err := os.ReadFile(part)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b = append(b, c...)
 		}
 		b = regexp.MustCompile(`/usr/local/bin/\S+`).ReplaceAll(b, []byte(bin))
-		p := filepath.Join(dir, filepath.Base(f))
+		p := filepath.Join(dir, filepath.Base(f[0]))
+		if len(f) > 1 {
+			p = filepath.Join(dir, "nicdiag_exporter-with-capabilities.service")
+		}
 		if err := os.WriteFile(p, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
