@@ -269,3 +269,55 @@ func TestUnitsVerify(t *testing.T) {
 		t.Errorf("systemd-analyze verify: %v\n%s", err, out)
 	}
 }
+
+// What the textfile unit's comment says of the collector's directory, as
+// setpriv reproduces the unit's credentials (root bounded to its two
+// capabilities; the drop-in's user with them ambient): root without
+// CAP_DAC_OVERRIDE cannot write into a directory another user owns (exit
+// 3, permission denied), can into its own, and that user can into its.
+func TestTextfileDirectoryOwner(t *testing.T) {
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil || os.Geteuid() != 0 {
+		t.Skip("needs root and setpriv (util-linux)")
+	}
+	u, _ := readUnit(t, textfileUnit)
+	caps := strings.ToLower(strings.ReplaceAll(strings.ReplaceAll(u["CapabilityBoundingSet"][0], "CAP_", "+"), " ", ","))
+	bin := filepath.Join(binaries(t), "nicdiag")
+	dir := t.TempDir()
+	os.Chmod(filepath.Dir(dir), 0o755) // the user must reach its directory
+	os.Chmod(dir, 0o755)
+	other, own := filepath.Join(dir, "other"), filepath.Join(dir, "own")
+	for _, d := range []string{other, own} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chown(other, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	run := func(creds []string, out string) (int, string) {
+		args := append(append([]string{"--bounding-set=-all," + caps}, creds...),
+			bin, "--root", seed, "check", "--format", "prom", "-o", filepath.Join(out, "nicdiag.prom"))
+		var stderr bytes.Buffer
+		cmd := exec.Command(setpriv, args...)
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode(), stderr.String()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return 0, stderr.String()
+	}
+	ok := strings.Fields(u["SuccessExitStatus"][0])
+	if code, msg := run(nil, other); code != 3 || !strings.Contains(msg, "permission denied") {
+		t.Errorf("root into nobody's directory: exit %d, %s", code, msg)
+	}
+	if code, msg := run(nil, own); code != 0 && !slices.Contains(ok, fmt.Sprint(code)) {
+		t.Errorf("root into root's directory: exit %d, %s", code, msg)
+	}
+	user := []string{"--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=" + caps, "--ambient-caps=" + caps}
+	if code, msg := run(user, other); code != 0 && !slices.Contains(ok, fmt.Sprint(code)) {
+		t.Errorf("the owner, capabilities ambient, into its directory: exit %d, %s", code, msg)
+	}
+}
