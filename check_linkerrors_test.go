@@ -69,19 +69,30 @@ func TestModuleDiagnostics(t *testing.T) {
 2b d4 00 c7 27 10 00 df 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00
 00 00 00 00 3f 80 00 00 00 00 00 00 01 00 00 00 01 00 00 00 01 00 00 00 01 00 00 00 00 00 00 23
 23 f7 82 6f 00 00 00 00 00 00 00 00 00 00 82 00 05 40 00 00 05 40 00 00 00 00 00 ff ff ff ff 00`)
-	run := func(a2 []byte) *finding.Finding {
+	run := func(a2 []byte, operstate string) *finding.Finding {
 		v := variant(t, "e810-ice-numa1").ethtool("enp162s0f0", func(a *nicinfo.EthtoolAnswers) {
 			a.Module = []nicinfo.ModulePage{{I2C: 0x50, Data: a0}, {I2C: 0x51, Data: a2}}
-		})
+		}).files(map[string]string{"sys/class/net/enp162s0f0/operstate": operstate + "\n"})
 		return find(checkTree(t, v.dir, WithInterfaces("enp162s0f0")), finding.NICModuleDiagnostics, "enp162s0f0")
 	}
-	if f := run(healthy); f != nil {
+	if f := run(healthy, "up"); f != nil {
 		t.Errorf("healthy module: %s", f)
 	}
-	f := run(dark)
+	f := run(dark, "up")
 	if f == nil || f.Severity != finding.Warn || !strings.Contains(f.Summary, "rx power 0.0000 mW (-inf dBm), below its low alarm 0.0199 mW (-17.0 dBm)") ||
 		!strings.Contains(f.Summary, "bias 0.00 mA, below its low alarm 1.00 mA") || !strings.Contains(f.Fix, "clean the fibre connectors") ||
 		f.Evidence["standard"] != "SFF-8472" {
 		t.Errorf("dark module: %v", f)
+	}
+	if f != nil && strings.Count(strings.ToLower(f.Fix), "replace the module") != 1 {
+		t.Errorf("dark module: the fix repeats itself: %s", f.Fix)
+	}
+	// The same dark module on a port that is down (uncabled, the peer off,
+	// the laser off): no light and no bias are what a port without carrier
+	// reads, not a failing module.
+	for _, state := range []string{"down", "lowerlayerdown"} {
+		if f := run(dark, state); f != nil {
+			t.Errorf("dark module, operstate %s: %s", state, f)
+		}
 	}
 }

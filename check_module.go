@@ -3,10 +3,12 @@ package nicdiag
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/nicdiag/nicdiag/finding"
+	"github.com/nicdiag/nicdiag/nicinfo"
 )
 
 // moduleCheck: a pluggable module's own diagnostics beyond its own
@@ -15,7 +17,8 @@ import (
 // from the module (SFF-8472 A2h, SFF-8636 page 03h, CMIS page 02h); a
 // module without them gets no verdict. A weak receive power shows up as
 // damaged frames (nic.link_errors); a laser whose bias climbs is wearing
-// out.
+// out. On a port with no carrier (down, or its lower layer down) low
+// receive power, transmit power and bias are expected and not judged.
 var moduleCheck = Checker{
 	Name:  "module diagnostics",
 	Codes: []finding.Code{finding.NICModuleDiagnostics},
@@ -52,18 +55,33 @@ func (h *Host) readModuleErrs() {
 }
 
 // moduleFixes are what to do about a value out of range, by what and
-// direction.
+// direction. A laser out of range has one fix whichever value says so.
 var moduleFixes = map[string]string{
 	"rx_power low":     "clean the fibre connectors at both ends, check the run's loss (length, patch panels, bends) and the far end's transmitter",
 	"rx_power high":    "too much light for the receiver: an attenuator on a short single-mode run",
-	"tx_power low":     "the laser is failing or the module overheats: replace the module",
-	"tx_power high":    "replace the module",
-	"bias high":        "the laser is wearing out: replace the module",
-	"bias low":         "replace the module",
+	"tx_power low":     laserFix,
+	"tx_power high":    laserFix,
+	"bias high":        laserFix,
+	"bias low":         laserFix,
 	"temperature high": "airflow: the fans, a blocked or crowded cage, a hot neighbour; a module rated for the temperature",
 	"temperature low":  "the module's rated temperature range",
 	"voltage high":     "the host's 3.3 V supply to the cage: another slot, the board's power",
 	"voltage low":      "the host's 3.3 V supply to the cage: another slot, the board's power",
+}
+
+// laserFix: a laser whose bias or power is out of range is failing (a bias
+// that climbs is wear), or the module overheats.
+const laserFix = "the laser is failing or the module overheats: replace the module"
+
+// dark reports whether a low reading of what is expected on a port with no
+// carrier: a receiver with no light from an uncabled or down peer, a laser
+// the driver turned off. Those are not judged there.
+func dark(n *NIC, what string) bool {
+	switch n.OperState {
+	case nicinfo.OperDown, nicinfo.OperLowerLayerDown, "notpresent":
+		return what == "rx_power" || what == "tx_power" || what == "bias"
+	}
+	return false
 }
 
 func moduleDiagnostics(n *NIC) (finding.Finding, bool) {
@@ -100,9 +118,13 @@ func moduleDiagnostics(n *NIC) (finding.Finding, bool) {
 		if s < 0 {
 			continue
 		}
+		if dir == "low" && dark(n, m.What) {
+			ev["carrier"] = fmt.Sprintf("none (operstate %s): low light and bias not judged", n.OperState)
+			continue
+		}
 		sev = max(sev, s)
 		says = append(says, fmt.Sprintf("%s %s, %s", strings.ReplaceAll(name, "_", " "), measureWords(m.What, m.Value), limit))
-		if f := moduleFixes[m.What+" "+dir]; f != "" && !strings.Contains(strings.Join(fixes, ";"), f) {
+		if f := moduleFixes[m.What+" "+dir]; f != "" && !slices.Contains(fixes, f) {
 			fixes = append(fixes, f)
 		}
 	}
