@@ -30,13 +30,16 @@ const (
 )
 
 // linkErrorsCheck: frames the NIC received damaged since its driver
-// started counting (nic.link_errors): CRC/FCS, symbol, alignment and
-// length errors, from the interface statistics and the driver's own
-// counters, and the blocks its FEC could not correct. The largest counter
-// of each kind is taken (the sysfs and driver counters of one kind count
-// the same frames), the damaged frames are the largest kind, set against
-// the frames received: warn at linkErrWarnMin and linkErrWarnShare, info
-// from linkErrInfoMin below that.
+// started counting (nic.link_errors): CRC/FCS, symbol and alignment
+// errors, from the interface statistics and the driver's own counters, and
+// the blocks its FEC could not correct. The largest counter of each kind
+// is taken (the sysfs and driver counters of one kind count the same
+// frames), the damaged frames are the largest kind, set against the frames
+// received: warn at linkErrWarnMin and linkErrWarnShare, info from
+// linkErrInfoMin below that. Length errors are not damage on the wire
+// (igb and e1000e count frames longer than the MTU in rx_length_errors,
+// ruc + roc: a jumbo-frame peer on a 1500-byte MTU): from linkErrInfoMin
+// they are said apart, at info, with the MTU as the fix.
 var linkErrorsCheck = Checker{
 	Name:  "link errors",
 	Codes: []finding.Code{finding.NICLinkErrors},
@@ -51,43 +54,31 @@ var linkErrorsCheck = Checker{
 	},
 }
 
+// physicalKinds are the kinds of damaged frames the physical layer causes.
+var physicalKinds = []nicinfo.LinkErrorKind{nicinfo.ErrCRC, nicinfo.ErrSymbol, nicinfo.ErrAlignment}
+
 func linkErrors(n *NIC) (finding.Finding, bool) {
 	l := n.LinkErrors
 	if l == nil || !n.Physical() || n.Virtual {
 		return finding.Finding{}, false
 	}
-	kinds := l.ByKind()
-	var worst nicinfo.LinkErrorCounter
 	ev := map[string]string{"counted": "since the driver started counting (boot or driver load)", "rx_packets": strconv.FormatUint(l.RXPackets, 10)}
 	for _, c := range l.Counters {
 		ev[c.Name] = strconv.FormatUint(c.Value, 10)
 	}
-	var parts []string
-	for _, k := range []nicinfo.LinkErrorKind{nicinfo.ErrCRC, nicinfo.ErrSymbol, nicinfo.ErrAlignment, nicinfo.ErrLength} {
-		c, ok := kinds[k]
-		if !ok {
-			continue
-		}
-		if c.Value > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s (%s)", c.Value, kindWords[k], c.Name))
-		}
-		if c.Value > worst.Value {
-			worst = c
-		}
-	}
-	damaged := worst.Value
-	if f := n.FEC; f != nil && f.Uncorrectable != nil {
-		ev["fec_uncorrectable_blocks"] = strconv.FormatUint(*f.Uncorrectable, 10)
-		if *f.Uncorrectable > 0 {
-			parts = append(parts, fmt.Sprintf("%d FEC blocks it could not correct (%s FEC)", *f.Uncorrectable, f.Active))
-		}
-		damaged = max(damaged, *f.Uncorrectable)
-		if f.Corrected != nil {
-			ev["fec_corrected_blocks"] = strconv.FormatUint(*f.Corrected, 10)
-		}
-	}
+	length := l.ByKind()[nicinfo.ErrLength]
+	lengthSays, lengthFix := lengthErrors(n, length)
+	damaged, parts := physicalDamage(n, l, ev)
 	if damaged < linkErrInfoMin {
-		return finding.Finding{}, false
+		if lengthSays == "" {
+			return finding.Finding{}, false
+		}
+		return finding.Finding{
+			Code: finding.NICLinkErrors, Severity: finding.Info, Subject: n.Name,
+			Summary:  fmt.Sprintf("%s %s.", n.Name, lengthSays),
+			Fix:      lengthFix,
+			Evidence: ev,
+		}, true
 	}
 	share := float64(damaged) / (float64(l.RXPackets) + float64(damaged))
 	ev["damaged"] = strconv.FormatUint(damaged, 10)
@@ -98,7 +89,7 @@ func linkErrors(n *NIC) (finding.Finding, bool) {
 	}
 	cost := fmt.Sprintf("each is lost and resent by TCP: at that loss rate one TCP flow of 1448-byte segments tops out near %s at 0.5 ms RTT and %s at 10 ms",
 		mathisWords(share, 0.5e-3), mathisWords(share, 10e-3))
-	return finding.Finding{
+	f := finding.Finding{
 		Code:     finding.NICLinkErrors,
 		Severity: sev,
 		Subject:  n.Name,
@@ -107,7 +98,59 @@ func linkErrors(n *NIC) (finding.Finding, bool) {
 		Fix: fmt.Sprintf("Look at the physical layer of %s: reseat or replace the cable, DAC or module (its own diagnostics: `ethtool -m %s`, nic.module_diagnostics), clean fibre connectors at both ends, try another switch port and read that port's error counters; 10GBASE-T wants Cat6a. Whether they still grow: `ethtool -S %s | grep -i -E 'crc|symbol|align'` twice under load.",
 			n.Name, n.Name, n.Name),
 		Evidence: ev,
-	}, true
+	}
+	if lengthSays != "" {
+		f.Summary += " Apart from those, it " + lengthSays + "."
+		f.Fix += " " + lengthFix
+	}
+	return f, true
+}
+
+// physicalDamage is the damaged frames the physical layer explains (the
+// largest of the CRC, symbol and alignment counters and the FEC blocks
+// not corrected), with a phrase per kind seen; ev gets the FEC counters.
+func physicalDamage(n *NIC, l *nicinfo.LinkErrors, ev map[string]string) (uint64, []string) {
+	kinds := l.ByKind()
+	var damaged uint64
+	var parts []string
+	for _, k := range physicalKinds {
+		c, ok := kinds[k]
+		if !ok {
+			continue
+		}
+		if c.Value > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s (%s)", c.Value, kindWords[k], c.Name))
+		}
+		damaged = max(damaged, c.Value)
+	}
+	if f := n.FEC; f != nil && f.Uncorrectable != nil {
+		ev["fec_uncorrectable_blocks"] = strconv.FormatUint(*f.Uncorrectable, 10)
+		if *f.Uncorrectable > 0 {
+			parts = append(parts, fmt.Sprintf("%d FEC blocks it could not correct (%s FEC)", *f.Uncorrectable, f.Active))
+		}
+		damaged = max(damaged, *f.Uncorrectable)
+		if f.Corrected != nil {
+			ev["fec_corrected_blocks"] = strconv.FormatUint(*f.Corrected, 10)
+		}
+	}
+	return damaged, parts
+}
+
+// lengthErrors says what the length errors are and their fix, or "" below
+// linkErrInfoMin.
+func lengthErrors(n *NIC, c nicinfo.LinkErrorCounter) (says, fix string) {
+	if c.Value < linkErrInfoMin {
+		return "", ""
+	}
+	mtu := "its MTU"
+	if n.MTU > 0 {
+		mtu = fmt.Sprintf("its %d-byte MTU", n.MTU)
+	}
+	says = fmt.Sprintf("dropped %d %s (%s) since the driver started counting: most often frames longer than %s allows (a peer that sends jumbo frames; igb and e1000e count those here), else runts; not damage on the wire",
+		c.Value, kindWords[nicinfo.ErrLength], c.Name, mtu)
+	fix = fmt.Sprintf("Give both ends of the link one MTU: `ip link show %s` here, the switch port's MTU and the peers' (`ip link set dev %s mtu 9000` on every host of the segment where jumbo frames are meant, or 1500 on the peer that sends them).",
+		n.Name, n.Name)
+	return says, fix
 }
 
 var kindWords = map[nicinfo.LinkErrorKind]string{

@@ -37,6 +37,26 @@ func TestLinkErrors(t *testing.T) {
 		!strings.Contains(f.Summary, "5000 FEC blocks it could not correct (RS FEC)") || f.Evidence["fec_corrected_blocks"] != "900000" {
 		t.Errorf("FEC: %v", f)
 	}
+	// Length errors are no damage on the wire (igb's rx_length_errors is
+	// ruc + roc: frames over the MTU from a jumbo-frame peer): 50 M of them
+	// alone are info, with the MTU as the fix; beside CRC errors they are
+	// said apart and leave the verdict on the CRC errors alone.
+	length := func(crc, n string) *finding.Finding {
+		v := variant(t, "x722-lewisburg").files(map[string]string{
+			"sys/class/net/eno1/statistics/rx_crc_errors": crc + "\n", "sys/class/net/eno1/statistics/rx_length_errors": n + "\n"})
+		return find(checkTree(t, v.dir, WithInterfaces("eno1")), finding.NICLinkErrors, "eno1")
+	}
+	if f := length("0", "50000000"); f == nil || f.Severity != finding.Info || !strings.Contains(f.Summary, "50000000 frames of a wrong length (sysfs:rx_length_errors)") ||
+		!strings.Contains(f.Summary, "1500-byte MTU") || !strings.Contains(f.Fix, "one MTU") || strings.Contains(f.Fix, "cable") || f.Evidence["damaged"] != "" {
+		t.Errorf("length errors alone: %v", f)
+	}
+	if f := length("0", "99"); f != nil {
+		t.Errorf("99 length errors: %s", f)
+	}
+	if f := length("150", "50000000"); f == nil || f.Severity != finding.Info || f.Evidence["damaged"] != "150" ||
+		!strings.Contains(f.Summary, "Apart from those, it dropped 50000000") || !strings.Contains(f.Fix, "cable") || !strings.Contains(f.Fix, "one MTU") {
+		t.Errorf("150 CRC errors and length errors: %v", f)
+	}
 	// Corrected blocks alone are what FEC is for: nothing.
 	zero := uint64(0)
 	if f := run("0", nil, &nicinfo.FEC{Active: "RS", Uncorrectable: &zero, Corrected: &cor}); f != nil {

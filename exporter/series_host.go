@@ -33,7 +33,7 @@ var (
 		"A VXLAN or Geneve device: 1, with its kind, VNI, UDP port and underlay link (empty when it routes).",
 		"iface", "kind", "vni", "port", "link")
 	famLinkErr = newFamily("nicdiag_nic_damaged_frames_total", "counter",
-		"Frames the NIC received damaged since its driver started counting, the largest counter of each kind (the interface statistics and the driver's counters of one kind count the same frames): crc, symbol, alignment, length.",
+		"Frames the NIC received damaged since its driver started counting, the largest counter of each kind (the interface statistics and the driver's counters of one kind count the same frames): crc, symbol, alignment (damage on the wire), and length (frames of a wrong length, mostly longer than the MTU: not damage on the wire).",
 		"iface", "kind")
 	famFEC = newFamily("nicdiag_nic_fec_blocks_total", "counter",
 		"FEC blocks (codewords) since the driver started counting: kind=corrected (cost nothing) or uncorrectable (a frame lost).",
