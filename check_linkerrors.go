@@ -17,17 +17,53 @@ const PartLinkErrors Part = "damaged-frame counters (nic.link_errors)"
 // The thresholds of the link errors check.
 const (
 	// linkErrWarnMin and linkErrWarnShare: damaged frames since boot that
-	// warn, at least this many and one in 10^6 of those received. A wire
-	// that meets its standard loses far fewer (10GBASE-R allows a bit
-	// error ratio of 10^-12, one 1518-byte frame in about 8 × 10^7); one
-	// frame in 10^6 lost caps a TCP flow near 28 Gb/s at 0.5 ms RTT and
-	// 1.4 Gb/s at 10 ms (Mathis et al.: MSS/RTT × 1.22/√p).
+	// warn, at least this many and one in 10^6 of those received, or ten
+	// times what the link's standard allows where that is more (linkBER):
+	// a link within its standard never warns. One frame in 10^6 lost caps
+	// a TCP flow near 28 Gb/s at 0.5 ms RTT and 1.4 Gb/s at 10 ms (Mathis
+	// et al.: MSS/RTT × 1.22/√p).
 	linkErrWarnMin   = 1000
 	linkErrWarnShare = 1e-6
 	// linkErrInfoMin: fewer than this since boot is a plug-in or link
 	// training: nothing.
 	linkErrInfoMin = 100
+	// frameBits are the bits of a full-size frame (1518 bytes), the one a
+	// bit error ratio damages most often.
+	frameBits = 1518 * 8
 )
+
+// linkStandard is the bit error ratio IEEE 802.3 specifies for the
+// Ethernet PHYs of a speed (docs/host-audit.md has the sources), the
+// loosest where several PHYs share the speed.
+type linkStandard struct {
+	upToMbps int
+	name     string
+	ber      float64
+}
+
+// linkStandards, by speed. 2.5G and 5GBASE-T take 1000BASE-T's figure (no
+// public source states clause 126's): a looser figure can only make the
+// check warn less. An unknown speed takes the loosest of all.
+var linkStandards = []linkStandard{
+	{10, "10BASE-T", 1e-8},
+	{100, "100BASE-X", 1e-12},
+	{1000, "1000BASE-T", 1e-10},
+	{5000, "2.5G/5GBASE-T (taken as 1000BASE-T)", 1e-10},
+	{math.MaxInt, "10 Gb/s and faster Ethernet", 1e-12},
+}
+
+// linkBER is the standard of a link at speed Mb/s (SpeedUnknown: the
+// loosest) and the share of full-size frames it may lose within it.
+func linkBER(speed int) (linkStandard, float64) {
+	st := linkStandards[0]
+	for _, s := range linkStandards {
+		if speed > 0 && speed <= s.upToMbps {
+			st = s
+			break
+		}
+	}
+	return st, -math.Expm1(frameBits * math.Log1p(-st.ber))
+}
 
 // linkErrorsCheck: frames the NIC received damaged since its driver
 // started counting (nic.link_errors): CRC/FCS, symbol and alignment
@@ -83,9 +119,15 @@ func linkErrors(n *NIC) (finding.Finding, bool) {
 	share := float64(damaged) / (float64(l.RXPackets) + float64(damaged))
 	ev["damaged"] = strconv.FormatUint(damaged, 10)
 	ev["damaged_share"] = strconv.FormatFloat(share, 'g', 3, 64)
+	st, allowed := linkBER(n.Link.SpeedMbps)
+	ev["standard_frame_loss"] = strconv.FormatFloat(allowed, 'g', 3, 64)
 	sev := finding.Info
-	if damaged >= linkErrWarnMin && share >= linkErrWarnShare {
+	if damaged >= linkErrWarnMin && share >= max(linkErrWarnShare, 10*allowed) {
 		sev = finding.Warn
+	}
+	sound := fmt.Sprintf("where a link within %s's specification (a bit error ratio of %s) loses at most %s of its 1518-byte frames", st.name, berWords(st.ber), sci(allowed))
+	if n.Link.SpeedMbps <= 0 {
+		sound = "where a link of unknown speed within the loosest Ethernet specification (" + st.name + ", a bit error ratio of " + berWords(st.ber) + ") loses at most " + sci(allowed) + " of its 1518-byte frames"
 	}
 	cost := fmt.Sprintf("each is lost and resent by TCP: at that loss rate one TCP flow of 1448-byte segments tops out near %s at 0.5 ms RTT and %s at 10 ms",
 		mathisWords(share, 0.5e-3), mathisWords(share, 10e-3))
@@ -93,8 +135,8 @@ func linkErrors(n *NIC) (finding.Finding, bool) {
 		Code:     finding.NICLinkErrors,
 		Severity: sev,
 		Subject:  n.Name,
-		Summary: fmt.Sprintf("%s received %s since the driver started counting: %s of the %s frames it received, where a sound link loses about one in 10^8; %s.",
-			n.Name, joinAnd(parts), sci(share), count(float64(l.RXPackets)), cost),
+		Summary: fmt.Sprintf("%s received %s since the driver started counting: %s of the %s frames it received, %s; %s.",
+			n.Name, joinAnd(parts), sci(share), count(float64(l.RXPackets)), sound, cost),
 		Fix: fmt.Sprintf("Look at the physical layer of %s: reseat or replace the cable, DAC or module (its own diagnostics: `ethtool -m %s`, nic.module_diagnostics), clean fibre connectors at both ends, try another switch port and read that port's error counters; 10GBASE-T wants Cat6a. Whether they still grow: `ethtool -S %s | grep -i -E 'crc|symbol|align'` twice under load.",
 			n.Name, n.Name, n.Name),
 		Evidence: ev,
@@ -166,6 +208,11 @@ func mathisWords(p, rtt float64) string {
 		return strconv.FormatFloat(bps/1e9, 'f', 1, 64) + " Gb/s"
 	}
 	return strconv.FormatFloat(bps/1e6, 'f', 0, 64) + " Mb/s"
+}
+
+// berWords renders a bit error ratio as "10^-12".
+func berWords(ber float64) string {
+	return "10^" + strconv.Itoa(int(math.Round(math.Log10(ber))))
 }
 
 // sci renders a small share as "1 in N" ("1 in 14000").

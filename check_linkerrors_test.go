@@ -2,6 +2,7 @@ package nicdiag
 
 import (
 	"encoding/hex"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -36,6 +37,33 @@ func TestLinkErrors(t *testing.T) {
 	if f := run("0", nil, &nicinfo.FEC{Active: "RS", Uncorrectable: &unc, Corrected: &cor}); f == nil || f.Severity != finding.Warn ||
 		!strings.Contains(f.Summary, "5000 FEC blocks it could not correct (RS FEC)") || f.Evidence["fec_corrected_blocks"] != "900000" {
 		t.Errorf("FEC: %v", f)
+	}
+	// The share that warns follows the link's standard: 5 in 10^6 (3011
+	// of 602 M) is far beyond 10GBASE-R's bit error ratio of 10^-12 but
+	// within 1000BASE-T's 10^-10 (about 1.2 in 10^6 full-size frames,
+	// times ten): warn at 10 Gb/s, info at 1 Gb/s; 20000 (33 in 10^6) warn
+	// at 1 Gb/s too; at an unknown speed only the loosest standard
+	// (10BASE-T, 10^-8) counts.
+	speed := func(mbps int, crc string) *finding.Finding {
+		v := variant(t, "x722-lewisburg").files(map[string]string{
+			"sys/class/net/eno1/statistics/rx_crc_errors": crc + "\n", "sys/class/net/eno1/speed": fmt.Sprintln(mbps)}).
+			ethtool("eno1", func(a *nicinfo.EthtoolAnswers) { a.Link.SpeedMbps = mbps })
+		return find(checkTree(t, v.dir, WithInterfaces("eno1")), finding.NICLinkErrors, "eno1")
+	}
+	for _, c := range []struct {
+		mbps int
+		crc  string
+		sev  finding.Severity
+		std  string
+	}{
+		{10000, "3011", finding.Warn, "10 Gb/s and faster Ethernet's specification (a bit error ratio of 10^-12)"},
+		{1000, "3011", finding.Info, "1000BASE-T's specification (a bit error ratio of 10^-10) loses at most 1 in 823"},
+		{1000, "20000", finding.Warn, "1000BASE-T"},
+		{-1, "20000", finding.Info, "unknown speed within the loosest Ethernet specification (10BASE-T"},
+	} {
+		if f := speed(c.mbps, c.crc); f == nil || f.Severity != c.sev || !strings.Contains(f.Summary, c.std) {
+			t.Errorf("%s CRC errors at %d Mb/s: %v", c.crc, c.mbps, f)
+		}
 	}
 	// Length errors are no damage on the wire (igb's rx_length_errors is
 	// ruc + roc: frames over the MTU from a jumbo-frame peer): 50 M of them
