@@ -54,10 +54,11 @@ and where each queue's IRQ lands. One check serves every scrape for
 TLS, client certificates and bcrypt basic auth come from --web.config.file
 (exporter-toolkit's web configuration format).
 
-Limits: at most 64 connections (--web.max-connections; past that the
-connection idle the longest is closed to make room, or, when none has ended
-for 250 ms, one that has sent nothing for as long) and 4 scrapes at once (--web.max-requests; more are
-answered 503 with Retry-After: 1); a scrape waits at most 25 s for a check
+Limits: at most 1024 connections (--web.max-connections; past that the
+keep-alive connection idle the longest is closed to make room, and one that
+has sent nothing is closed at the 5 s header timeout) and 4 scrapes at once
+(--web.max-requests; more are answered 503 with Retry-After: 1); a scrape
+waits at most 25 s for a check
 (then 503). Request headers (and a TLS handshake) within 5 s, the request
 within 10 s, headers up to 16 KiB, a request body up to 64 KiB (then 413),
 the response written within 10 s once ready; an idle keep-alive connection
@@ -109,7 +110,7 @@ func parse(args []string, stdout io.Writer) (o options, code int, done bool, err
 		Default(exporterhttp.DefaultMetricsPath).StringVar(&o.path)
 	app.Flag("web.max-requests", "Maximum number of scrapes served at once; more are answered 503 with Retry-After: 1.").
 		Default(fmt.Sprint(exporterhttp.DefaultMaxScrapes)).IntVar(&o.maxRequests)
-	app.Flag("web.max-connections", "Maximum number of connections open at once; past it, idle or silent ones are closed to make room.").
+	app.Flag("web.max-connections", "Maximum number of connections open at once; past it, idle keep-alive ones are closed to make room.").
 		Default(fmt.Sprint(exporterhttp.DefaultMaxConns)).IntVar(&o.maxConns)
 	app.Flag("check.ttl", "How long one check serves scrapes.").
 		Default(exporter.DefaultTTL.String()).DurationVar(&o.ttl)

@@ -158,7 +158,7 @@ func TestUsage(t *testing.T) {
 	}
 	var stdout, stderr bytes.Buffer
 	if code := run(context.Background(), []string{"--help"}, &stdout, &stderr, nil); code != 0 ||
-		!strings.Contains(stdout.String(), "--web.config.file") || !strings.Contains(stdout.String(), "at most 64 connections") {
+		!strings.Contains(stdout.String(), "--web.config.file") || !strings.Contains(stdout.String(), "at most 1024 connections") {
 		t.Errorf("--help: exit %d\n%s%s", code, stdout.String(), stderr.String())
 	}
 	stdout.Reset()

@@ -126,13 +126,13 @@ func TestTLSClientCertificate(t *testing.T) {
 	}
 }
 
-// The connection cap holds over TLS: with the cap full of connections that
-// never start a handshake, a scraper is still answered.
+// Over TLS, 200 connections that never start a handshake leave a scraper
+// room under the default connection cap: it is answered at once.
 func TestTLSSilentConnections(t *testing.T) {
 	p := testpki.New(t)
 	cfg := webConfig(t, p, "", nil)
-	r := start(t, "--root", seed, "--web.config.file", cfg, "--web.max-connections=8")
-	for range 16 {
+	r := start(t, "--root", seed, "--web.config.file", cfg)
+	for range 200 {
 		c, err := net.Dial("tcp", r.addrs[0])
 		if err != nil {
 			t.Fatal(err)
@@ -142,7 +142,7 @@ func TestTLSSilentConnections(t *testing.T) {
 	start := time.Now()
 	code, _, _, err := scrape(t, httpsClient(p, false), "https://"+r.addrs[0]+"/metrics", "", "")
 	if err != nil || code != 200 {
-		t.Errorf("scrape with the cap full of silent connections: %d, %v", code, err)
+		t.Errorf("scrape with 200 silent connections: %d, %v", code, err)
 	}
 	t.Logf("answered in %v", time.Since(start))
 }

@@ -3,43 +3,28 @@ package exporterhttp
 import (
 	"net"
 	"net/http"
-	"slices"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
-// silentAfter is how long an accepted connection may go without a whole
-// request head before it may be closed to make room: a scraper sends its
-// request at once, and over TLS the handshake comes first.
-const silentAfter = 250 * time.Millisecond
-
 // connLimit caps the connections its listeners hand out and closes idle
-// or silent ones to make room (Server.Listener). It learns each
+// keep-alive ones to make room (Server.Listener). It learns each
 // connection's state from the http.Server's ConnState hook.
 type connLimit struct {
-	slots   chan struct{}
-	waiting atomic.Int32 // accepted connections waiting for a slot
-	ended   atomic.Int64 // when a connection last ended by itself (not closed as silent), in Unix ns
+	slots chan struct{}
 
-	mu   sync.Mutex
-	idle map[*limitConn]connInfo // the connections that may be closed for room
-}
-
-// connInfo is the state of a connection that may be closed for room.
-type connInfo struct {
-	idle  bool      // between two requests; else no request head read yet
-	since time.Time // when it entered that state
+	mu      sync.Mutex
+	waiting int                      // accepted connections waiting for a slot
+	idle    map[*limitConn]time.Time // idle keep-alive connections, since when
 }
 
 func newConnLimit(max int) *connLimit {
-	return &connLimit{slots: make(chan struct{}, max), idle: map[*limitConn]connInfo{}}
+	return &connLimit{slots: make(chan struct{}, max), idle: map[*limitConn]time.Time{}}
 }
 
-// connState follows the http.Server's view of each connection.
+// connState follows the http.Server's view of each connection: one that
+// turns idle while a new one waits for a slot is closed for it.
 func (l *connLimit) connState(c net.Conn, st http.ConnState) {
 	lc := unwrap(c)
 	if lc == nil {
@@ -47,11 +32,15 @@ func (l *connLimit) connState(c net.Conn, st http.ConnState) {
 	}
 	switch st {
 	case http.StateIdle:
-		if l.waiting.Load() > 0 {
-			lc.Close()
-			return
+		l.mu.Lock()
+		wanted := l.waiting > 0
+		if !wanted && !lc.closed.Load() {
+			l.idle[lc] = time.Now()
 		}
-		l.set(lc, connInfo{idle: true, since: time.Now()})
+		l.mu.Unlock()
+		if wanted {
+			lc.Close()
+		}
 	case http.StateActive, http.StateHijacked, http.StateClosed:
 		l.forget(lc)
 	}
@@ -72,109 +61,54 @@ func unwrap(c net.Conn) *limitConn {
 	}
 }
 
-func (l *connLimit) set(c *limitConn, info connInfo) {
-	l.mu.Lock()
-	if !c.closed.Load() {
-		l.idle[c] = info
-	}
-	l.mu.Unlock()
-}
-
 func (l *connLimit) forget(c *limitConn) {
 	l.mu.Lock()
 	delete(l.idle, c)
 	l.mu.Unlock()
 }
 
-// victim returns the connection to close for room: the one idle the
-// longest, or else the oldest one silent for silentAfter with nothing
-// unread in its socket. Silent ones are closed only once no connection
-// has ended by itself for silentAfter: while scrapes end, the one waiting
-// gets a slot that way, and a client slowed by a loaded machine is not
-// taken for a silent one. With no victim, it returns how long until a
-// silent one may be, or 0 when there is none to wait for.
-func (l *connLimit) victim(now time.Time) (*limitConn, time.Duration) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var idle *limitConn
-	var idleSince time.Time
-	var silent []*limitConn
-	for c, info := range l.idle {
-		switch {
-		case !info.idle:
-			silent = append(silent, c)
-		case idle == nil || info.since.Before(idleSince):
-			idle, idleSince = c, info.since
+// victim returns the connection idle the longest, or nil; l.mu is held.
+func (l *connLimit) victim() *limitConn {
+	var oldest *limitConn
+	var since time.Time
+	for c, t := range l.idle {
+		if oldest == nil || t.Before(since) {
+			oldest, since = c, t
 		}
 	}
-	if idle != nil {
-		return idle, 0
-	}
-	slices.SortFunc(silent, func(a, b *limitConn) int { return l.idle[a].since.Compare(l.idle[b].since) })
-	stalled := time.Unix(0, l.ended.Load()).Add(silentAfter).Sub(now)
-	for _, c := range silent {
-		if wait := max(stalled, l.idle[c].since.Add(silentAfter).Sub(now)); wait > 0 {
-			return nil, wait
-		}
-		if !unread(c.Conn) {
-			c.silent.Store(true)
-			return c, 0
-		}
-	}
-	return nil, 0
+	return oldest
 }
 
-// unread reports whether bytes wait in c's socket that the server has not
-// read yet: a request on its way in, that the scheduler has not got to.
-func unread(c net.Conn) bool {
-	sc, ok := c.(syscall.Conn)
-	if !ok {
-		return false
-	}
-	raw, err := sc.SyscallConn()
-	if err != nil {
-		return false
-	}
-	n := 0
-	raw.Control(func(fd uintptr) { n, _ = unix.IoctlGetInt(int(fd), unix.SIOCINQ) })
-	return n > 0
-}
-
-// acquire takes a slot for a new connection, closing connections for
-// room while it waits. It returns false when done is closed first.
+// acquire takes a slot for a new connection, closing the connection idle
+// the longest for it; failing that it waits for a connection to end (a
+// silent one ends at the read-header timeout, an idle one at the idle
+// timeout or when it turns idle). It returns false when done is closed
+// first.
 func (l *connLimit) acquire(done <-chan struct{}) bool {
 	select {
 	case l.slots <- struct{}{}:
 		return true
 	default:
 	}
-	l.waiting.Add(1)
-	defer l.waiting.Add(-1)
-	for {
-		c, wait := l.victim(time.Now())
-		if c != nil {
-			c.Close()
-		}
-		var later <-chan time.Time
-		var t *time.Timer
-		if wait > 0 {
-			t = time.NewTimer(wait)
-			later = t.C
-		}
-		got, stop := false, false
-		select {
-		case l.slots <- struct{}{}:
-			got = true
-		case <-later:
-		case <-done:
-			stop = true
-		}
-		if t != nil {
-			t.Stop()
-		}
-		if got || stop {
-			return got
-		}
+	// Counted and choosing under one lock: a connection turning idle is
+	// either seen here or closed by connState.
+	l.mu.Lock()
+	l.waiting++
+	c := l.victim()
+	l.mu.Unlock()
+	defer func() {
+		l.mu.Lock()
+		l.waiting--
+		l.mu.Unlock()
+	}()
+	if c != nil {
+		c.Close()
+	}
+	select {
+	case l.slots <- struct{}{}:
+		return true
+	case <-done:
+		return false
 	}
 }
 
@@ -201,9 +135,7 @@ func (ln *limitListener) Accept() (net.Conn, error) {
 		c.Close()
 		return nil, net.ErrClosed
 	}
-	lc := &limitConn{Conn: c, lim: ln.lim}
-	ln.lim.set(lc, connInfo{since: time.Now()})
-	return lc, nil
+	return &limitConn{Conn: c, lim: ln.lim}, nil
 }
 
 // Close closes the listener and wakes an Accept that waits for a slot.
@@ -217,7 +149,6 @@ type limitConn struct {
 	net.Conn
 	lim    *connLimit
 	closed atomic.Bool
-	silent atomic.Bool // closed for room as silent
 }
 
 // CloseWrite shuts down the writing side of the connection, where it has
@@ -232,9 +163,6 @@ func (c *limitConn) CloseWrite() error {
 func (c *limitConn) Close() error {
 	err := c.Conn.Close()
 	if !c.closed.Swap(true) {
-		if !c.silent.Load() {
-			c.lim.ended.Store(time.Now().UnixNano())
-		}
 		c.lim.forget(c)
 		<-c.lim.slots
 	}

@@ -44,26 +44,19 @@ func TestConnCapClosesOldestIdle(t *testing.T) {
 	}
 }
 
-// At the cap, connections that never sent a request are closed for a new
-// client once they have been silent for silentAfter, oldest first.
-func TestConnCapClosesSilent(t *testing.T) {
-	addr := startServer(t, exporter.New(exporter.WithRoot(seed)), WithMaxConns(2), WithReadHeaderTimeout(time.Minute))
-	first := dialRaw(t, addr)
-	time.Sleep(20 * time.Millisecond)
-	second := dialRaw(t, addr)
-	time.Sleep(silentAfter)
-	start := time.Now()
+// At the cap, connections that never sent a request are not closed for
+// room (one may be a request on its way in): they hold their slots until
+// the read-header timeout closes them, and then a waiting client is
+// answered.
+func TestConnCapSilentUntilReadHeaderTimeout(t *testing.T) {
+	addr := startServer(t, exporter.New(exporter.WithRoot(seed)), WithMaxConns(2), WithReadHeaderTimeout(time.Second))
+	first, second := dialRaw(t, addr), dialRaw(t, addr)
 	code, _, _ := get(t, &http.Client{Timeout: 20 * time.Second}, "GET", "http://"+addr+"/metrics")
 	if code != 200 {
 		t.Errorf("third client at the cap of 2 with 2 silent connections: %d", code)
 	}
-	t.Logf("answered in %v", time.Since(start))
-	if !first.closed() {
-		t.Error("the oldest silent connection is still open")
-	}
-	second.send("GET / HTTP/1.1\r\nHost: nicdiag\r\n\r\n")
-	if resp, _ := second.response("GET"); resp.StatusCode != 200 {
-		t.Errorf("the younger silent connection, now speaking: %d", resp.StatusCode)
+	if !first.closed() || !second.closed() {
+		t.Error("a silent connection outlived the read-header timeout")
 	}
 }
 
@@ -92,7 +85,7 @@ func TestConnCapKeepsActiveTLS(t *testing.T) {
 	select {
 	case code := <-codes:
 		t.Fatalf("a scrape ended (%d) while the only slot was busy", code)
-	case <-time.After(3 * silentAfter):
+	case <-time.After(holdOn):
 	}
 	release()
 	for range 2 {
@@ -136,7 +129,7 @@ func TestCapListenerClose(t *testing.T) {
 	select {
 	case err := <-done:
 		t.Fatalf("second Accept returned (%v) with the only slot busy", err)
-	case <-time.After(3 * silentAfter):
+	case <-time.After(holdOn):
 	}
 	ln.Close()
 	select {
@@ -157,68 +150,26 @@ func TestCapListenerClose(t *testing.T) {
 	}
 }
 
-// victim's choice: the connection idle the longest first; a silent one
-// only once it has been silent for silentAfter and no connection has
-// ended by itself for as long (else how long to wait), oldest first, and
-// never one with a request waiting unread in its socket.
+// victim's choice: the connection idle the longest; none when none is
+// idle.
 func TestVictim(t *testing.T) {
 	l := newConnLimit(4)
-	now := time.Now()
+	if c := l.victim(); c != nil {
+		t.Errorf("no idle connection: victim %v", c)
+	}
 	pipe := func() *limitConn {
 		a, b := net.Pipe()
 		t.Cleanup(func() { a.Close(); b.Close() })
 		return &limitConn{Conn: a, lim: l}
 	}
+	now := time.Now()
 	old, young := pipe(), pipe()
-	l.idle[old] = connInfo{since: now.Add(-2 * silentAfter)}
-	l.idle[young] = connInfo{since: now.Add(-silentAfter / 2)}
-
-	l.ended.Store(now.Add(-silentAfter / 4).UnixNano())
-	if c, wait := l.victim(now); c != nil || wait < silentAfter/2 || wait > silentAfter {
-		t.Errorf("a connection ended %v ago: victim %v, wait %v; want none for %v", silentAfter/4, c, wait, 3*silentAfter/4)
-	}
-	l.ended.Store(0)
-	if c, _ := l.victim(now); c != old || !old.silent.Load() {
-		t.Errorf("victim %v, want the oldest silent connection, marked silent", c)
-	}
-	delete(l.idle, old)
-	if c, wait := l.victim(now); c != nil || wait != silentAfter/2 {
-		t.Errorf("only a young silent connection: victim %v, wait %v; want none for %v", c, wait, silentAfter/2)
-	}
-	idle := pipe()
-	l.idle[idle] = connInfo{idle: true, since: now}
-	if c, _ := l.victim(now); c != idle || idle.silent.Load() {
-		t.Errorf("victim %v, want the idle connection first, not marked silent", c)
-	}
-
-	// A TCP connection whose request waits unread is not silent.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	client, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	server, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer server.Close()
-	l2 := newConnLimit(1)
-	tc := &limitConn{Conn: server, lim: l2}
-	l2.idle[tc] = connInfo{since: now.Add(-2 * silentAfter)}
-	if c, _ := l2.victim(now); c != tc {
-		t.Fatalf("a silent TCP connection: victim %v", c)
-	}
-	tc.silent.Store(false)
-	client.Write([]byte("GET / HTTP/1.1\r\n"))
-	for deadline := time.Now().Add(5 * time.Second); !unread(server) && time.Now().Before(deadline); {
-		time.Sleep(time.Millisecond)
-	}
-	if c, wait := l2.victim(now); c != nil || wait != 0 {
-		t.Errorf("a TCP connection with a request unread: victim %v, wait %v; want none", c, wait)
+	l.idle[old] = now.Add(-time.Minute)
+	l.idle[young] = now
+	if c := l.victim(); c != old {
+		t.Errorf("victim %v, want the one idle the longest", c)
 	}
 }
+
+// holdOn is how long a test watches for something that must not happen.
+const holdOn = 750 * time.Millisecond

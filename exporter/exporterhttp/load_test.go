@@ -136,11 +136,11 @@ func TestLoadHelper(t *testing.T) {
 // server closed its new connection before answering it.
 const shedLimit = 5
 
-// isShed reports whether err is a new connection closed by the server
-// before any answer: at the connection cap, the server closes connections
-// that have sent nothing for silentAfter, and a client starved of CPU by
-// the load itself can look like one. net/http's client says "server
-// closed idle connection" when that happens before it wrote the request.
+// isShed reports whether err is a connection closed by the server before
+// any answer: at the connection cap the server closes the keep-alive
+// connection idle the longest, and a request can cross that close on its
+// way in. net/http's client says "server closed idle connection" when that
+// happens before it wrote the request.
 func isShed(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
 		strings.Contains(err.Error(), "server closed idle connection")
@@ -237,8 +237,8 @@ func silentClients(addr string, n int, d time.Duration, again bool) string {
 	return fmt.Sprintf("opened %d", opened.Load())
 }
 
-// scrapers runs n clients that scrape /metrics in a loop for d, half of
-// them asking for gzip, and returns "ok O busy B other X shed S errors E":
+// scrapers runs n clients that scrape /metrics in a loop for d (each at
+// least once), half of them asking for gzip, and returns "ok O busy B other X shed S errors E":
 // O complete expositions, B answers 503 with Retry-After: 1, X any other
 // answer, S new connections closed before an answer (isShed), E failed
 // requests.
@@ -253,7 +253,7 @@ func scrapers(addr string, n int, d time.Duration) string {
 		go func() {
 			defer wg.Done()
 			defer tr.CloseIdleConnections()
-			for time.Now().Before(stop) {
+			for first := true; first || time.Now().Before(stop); first = false {
 				resp, err := client.Get("http://" + addr + "/metrics")
 				if err != nil && isShed(err) {
 					shed.Add(1)
@@ -380,7 +380,10 @@ func waitFDs(t *testing.T, n int) int {
 // take), serves every client in turn by closing idle connections while
 // others wait, and closes the last ones after the idle timeout.
 func TestIdleConnectionsBounded(t *testing.T) {
-	const rssBound = 48 << 20 // VmRSS during, over before
+	rssBound := uint64(48 << 20) // VmRSS during, over before: 1024 connections
+	if raceEnabled {
+		rssBound *= 8 // the race detector's shadow memory
+	}
 	n := 5000
 	var lim syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err == nil && lim.Max < uint64(n+200) {
@@ -408,21 +411,26 @@ func TestIdleConnectionsBounded(t *testing.T) {
 	}
 }
 
-// (b) 200 clients that connect and send nothing, and connect again as
-// soon as they are closed: a scraper is still answered, well before
-// Prometheus' default scrape timeout of 10 s (the time it takes is
-// BenchmarkScrapeSilentConnections'), and the server holds no more than
-// the cap.
+// (b) 200 clients that connect and send nothing, holding their
+// connections: a scraper is still answered, well before Prometheus'
+// default scrape timeout of 10 s (the time it takes is
+// BenchmarkScrapeSilentConnections'), as the cap leaves room for both; the
+// server holds the silent connections and the scraper's, no more.
 func TestSilentConnections(t *testing.T) {
-	addr := startServer(t, exporter.New(exporter.WithRoot(seed), exporter.WithTTL(time.Hour)))
+	const silent = 200
+	addr := startServer(t, exporter.New(exporter.WithRoot(seed), exporter.WithTTL(time.Hour)), WithReadHeaderTimeout(time.Minute))
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 10 * time.Second}
 	if code, _, _ := get(t, client, "GET", "http://"+addr+"/metrics"); code != 200 {
 		t.Fatalf("warm-up scrape: %d", code)
 	}
-	base := openFDs(t)
+	base := waitFDs(t, openFDs(t))
 	smp := sample(t)
-	stop := startHelper(t, "silent", addr, 200, 30*time.Second)
-	time.Sleep(time.Second) // the helper is up and has filled the cap
+	stop := startHelper(t, "hold", addr, silent, 30*time.Second)
+	for deadline := time.Now().Add(time.Minute); openFDs(t) < base+silent; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the server holds %d fds, %d before: the %d silent clients did not connect", openFDs(t), base, silent)
+		}
+	}
 	var took []time.Duration
 	for range 5 {
 		start := time.Now()
@@ -439,15 +447,15 @@ func TestSilentConnections(t *testing.T) {
 	}
 	stop()
 	most, _ := smp.stop()
-	t.Logf("scrapes with 200 silent clients took %v; fds %d before, at most %d", took, base, most)
-	if most > base+DefaultMaxConns+fdSlack+2 {
+	t.Logf("scrapes with %d silent clients took %v; fds %d before, at most %d", silent, took, base, most)
+	if most > base+silent+fdSlack+2 {
 		t.Errorf("the server held up to %d fds, %d before", most, base)
 	}
 }
 
 // The time a scrape on a new connection takes while 200 clients hold
 // connections that send nothing (hold), or connect again as soon as they
-// are closed (silent; TestSilentConnections).
+// are closed (silent): TestSilentConnections holds them.
 func BenchmarkScrapeSilentConnections(b *testing.B) {
 	for _, c := range []struct {
 		mode   string
@@ -492,9 +500,10 @@ func BenchmarkScrapeSilentConnections(b *testing.B) {
 }
 
 // (c) 200 scrapers in a loop for 20 s: every scrape gets the exposition or
-// a 503 with Retry-After, and the server's memory after is what it was
+// a 503 with Retry-After, none has its connection closed under it (the
+// cap leaves room for all), and the server's memory after is what it was
 // before, within a bound: the exposition is rendered once per check and
-// shared, and connections and scrapes are capped.
+// shared, and scrapes are capped.
 func TestManyScrapersMemoryFlat(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs 200 scrapers for 20 s")
@@ -546,10 +555,10 @@ func TestManyScrapersMemoryFlat(t *testing.T) {
 	heap1 := heap()
 	t.Logf("200 scrapers for 20 s: %s; fds at most %d (%d before); HeapInuse %.1f MiB before, %.1f MiB at most during, %.1f MiB after; VmRSS %.1f MiB before, %.1f MiB at most during, %.1f MiB after",
 		res, most, fds0, mib(heap0), mib(peak.Load()), mib(heap1), mib(rss0), mib(rssPeak), mib(rss1))
-	if ok == 0 || other != 0 || errs != 0 || shed > (ok+busy)/10 {
-		t.Errorf("scrapes: %s; want every one answered with the exposition or 503 with Retry-After (a few shed as silent under the load)", res)
+	if ok == 0 || other != 0 || errs != 0 || shed != 0 {
+		t.Errorf("scrapes: %s; want every one answered with the exposition or 503 with Retry-After, none shed", res)
 	}
-	if most > fds0+DefaultMaxConns+fdSlack {
+	if most > fds0+200+fdSlack {
 		t.Errorf("the server held up to %d fds, %d before", most, fds0)
 	}
 	if heap1 > heap0+heapBound {

@@ -31,8 +31,11 @@ const (
 	// so a few cover an HA pair of Prometheus servers and a person with
 	// curl.
 	DefaultMaxScrapes = 4
-	// DefaultMaxConns is how many connections a Server keeps open at once.
-	DefaultMaxConns = 64
+	// DefaultMaxConns is how many connections a Server keeps open at once:
+	// enough that clients which connect and send nothing (each closed at
+	// the read-header timeout) leave room for the scrapers, in about
+	// 20 KiB of memory each.
+	DefaultMaxConns = 1024
 	// DefaultMetricsPath is where the exposition is served.
 	DefaultMetricsPath = "/metrics"
 	// MaxHeaderBytes bounds the request line and header fields, as

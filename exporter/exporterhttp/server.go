@@ -54,13 +54,13 @@ func (s *Server) HTTPServer() *http.Server {
 
 // Listener returns ln under s's connection cap (WithMaxConns), which all
 // of s's listeners share: past it, the next connection waits in the
-// kernel's accept queue while room is made for it. The connection idle
-// the longest is closed for it; failing that, once no connection has
-// ended by itself for silentAfter (250 ms), the oldest one that has sent
-// no whole request head in as long and has nothing unread in its socket
-// (a silent or slow client); and a connection that turns idle while one
-// waits is closed. A connection busy with a request is never closed for
-// room. So neither idle keep-alive connections nor clients that
-// connect and send nothing keep a scraper out, and the process holds at
-// most the cap plus one connection per listener.
+// kernel's accept queue while room is made for it. The keep-alive
+// connection idle the longest is closed for it, and a connection that
+// turns idle while one waits is closed. A connection busy with a request,
+// or one that has not sent its request yet, is never closed for room: one
+// that sends nothing is closed at the read-header timeout
+// (WithReadHeaderTimeout), which bounds how long it holds its slot. So idle
+// keep-alive connections do not keep a scraper out, clients that connect
+// and send nothing do not below the cap, and the process holds at most the
+// cap plus one connection per listener.
 func (s *Server) Listener(ln net.Listener) net.Listener { return s.conns.listen(ln) }
