@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -145,4 +146,73 @@ func TestTLSSilentConnections(t *testing.T) {
 		t.Errorf("scrape with 200 silent connections: %d, %v", code, err)
 	}
 	t.Logf("answered in %v", time.Since(start))
+}
+
+// HTTP/2: exporter-toolkit serves it over TLS unless the web
+// configuration says `http_server_config: {http2: false}`, as the example
+// in deploy/web-config.yml does. Without that line a scraper that offers
+// h2 gets it, and the limits that are the handler's or the http.Server's
+// per request hold there too: the series, a header block over 16 KiB
+// refused, 413 for a body over 64 KiB. With it, the same scraper gets
+// HTTP/1.1.
+func TestTLSHTTP2(t *testing.T) {
+	p := testpki.New(t)
+	cfg := webConfig(t, p, "", nil)
+	r := start(t, "--root", seed, "--web.config.file", cfg)
+	client := httpsClient(p, false)
+	client.Transport.(*http.Transport).ForceAttemptHTTP2 = true
+	url := "https://" + r.addrs[0] + "/metrics"
+	do := func(req *http.Request) (*http.Response, string) {
+		t.Helper()
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, string(b)
+	}
+	get, _ := http.NewRequest("GET", url, nil)
+	if resp, body := do(get); resp.Proto != "HTTP/2.0" || resp.StatusCode != 200 || !strings.Contains(body, "\nnicdiag_up 1\n") {
+		t.Errorf("h2 scrape: %s %d", resp.Proto, resp.StatusCode)
+	}
+	// The server advertises its header limit (SETTINGS_MAX_HEADER_LIST_SIZE,
+	// from MaxHeaderBytes) and Go's client keeps to it.
+	big, _ := http.NewRequest("GET", url, nil)
+	big.Header.Set("X-Pad", strings.Repeat("x", 20<<10))
+	if resp, err := client.Do(big); err == nil {
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+			t.Errorf("h2 with a 20 KiB header: %s %d, want 431", resp.Proto, resp.StatusCode)
+		}
+	} else if !strings.Contains(err.Error(), "larger than peer's advertised limit") {
+		t.Errorf("h2 with a 20 KiB header: %v, want 431 or the client refusing the advertised limit", err)
+	}
+	post, _ := http.NewRequest("GET", url, strings.NewReader(strings.Repeat("x", 100<<10)))
+	if resp, _ := do(post); resp.Proto != "HTTP/2.0" || resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("h2 with a 100 KiB body: %s %d, want 413", resp.Proto, resp.StatusCode)
+	}
+
+	example, err := os.ReadFile("../../deploy/web-config.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := strings.Index(string(example), "http_server_config:")
+	if i < 0 {
+		t.Fatal("deploy/web-config.yml has no http_server_config")
+	}
+	b, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, append(b, example[i:]...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = start(t, "--root", seed, "--web.config.file", cfg)
+	client = httpsClient(p, false)
+	client.Transport.(*http.Transport).ForceAttemptHTTP2 = true
+	get, _ = http.NewRequest("GET", "https://"+r.addrs[0]+"/metrics", nil)
+	if resp, _ := do(get); resp.Proto != "HTTP/1.1" || resp.StatusCode != 200 {
+		t.Errorf("with the example's http_server_config: %s %d, want HTTP/1.1 200", resp.Proto, resp.StatusCode)
+	}
 }
