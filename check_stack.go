@@ -20,8 +20,9 @@ const (
 
 // stackCheck: this host's own network stack, host-wide (subject "host"):
 // the connection-tracking table near its maximum or dropping for want of
-// room (stack.conntrack_full: warn at 90 % full or any drop since boot,
-// info from 75 % or for early drops), and br_netfilter passing bridged
+// room (stack.conntrack_full: warn at 90 % full, or for drops since boot
+// with the table 75 % full or early drops beside them; info from 75 %, for
+// early drops, or for drops alone), and br_netfilter passing bridged
 // frames through iptables on a host with a bridge (stack.br_netfilter,
 // info: Kubernetes and Docker need it).
 var stackCheck = Checker{
@@ -46,10 +47,14 @@ func conntrackFull(c *nicinfo.Conntrack) (finding.Finding, bool) {
 	fill := float64(c.Count) / float64(c.Max)
 	drop, early, failed := c.Stats["drop"], c.Stats["early_drop"], c.Stats["insert_failed"]
 	sev := finding.Severity(-1)
+	// drop counts packets refused for want of room and packets a protocol
+	// tracker returned NF_DROP for (nf_conntrack_in): only with the table
+	// filling or evicting does it say the table was full.
+	full := fill >= conntrackInfoShare || early > 0
 	switch {
-	case fill >= conntrackWarnShare || drop > 0:
+	case fill >= conntrackWarnShare || drop > 0 && full:
 		sev = finding.Warn
-	case fill >= conntrackInfoShare || early > 0:
+	case full || drop > 0:
 		sev = finding.Info
 	}
 	if sev < 0 {
@@ -65,8 +70,11 @@ func conntrackFull(c *nicinfo.Conntrack) (finding.Finding, bool) {
 		ev["buckets"] = strconv.FormatInt(c.Buckets, 10)
 	}
 	says := []string{fmt.Sprintf("the connection-tracking table holds %d of its %d entries (%s)", c.Count, c.Max, pct(fill))}
-	if drop > 0 {
-		says = append(says, fmt.Sprintf("it dropped %d packets since boot because it was full and nothing could be evicted (the kernel logs \"nf_conntrack: table full, dropping packet\"): each was a new connection's first packet, which the client sends again only after its retransmission timeout (1 s for a TCP SYN)", drop))
+	switch {
+	case drop > 0 && full:
+		says = append(says, fmt.Sprintf("it counted %d drops since boot (table full or a tracker refused): with the table near full or evicting (early_drop), most are likely new connections' first packets refused for want of room (the kernel logs \"nf_conntrack: table full, dropping packet\"), which the client sends again only after its retransmission timeout (1 s for a TCP SYN)", drop))
+	case drop > 0:
+		says = append(says, fmt.Sprintf("it counted %d drops since boot (table full or a tracker refused); with the table this empty and no early drops, most are likely packets a protocol tracker refused (`dmesg | grep nf_conntrack` says whether the table was ever full)", drop))
 	}
 	if early > 0 {
 		says = append(says, fmt.Sprintf("it evicted %d unconfirmed entries early to make room (early_drop): it has been full", early))

@@ -27,12 +27,15 @@ func conntrackFiles(count, max, stat string) map[string]string {
 
 // x722-lewisburg with the connection-tracking table's files added
 // (reconstructed, in the kernel's formats): 250000 of 262144 entries and
-// 0x12 + 0x30 = 66 drops is warn; 1200 entries and no drops is the
+// 0x12 + 0x30 = 66 drops is warn; drops beside early drops with the table
+// nearly empty now is warn (it was full); drops alone are info (a tracker
+// refusing packets counts there too); 1200 entries and no drops is the
 // healthy host, silent; early drops alone are info.
 func TestConntrackFull(t *testing.T) {
 	zero := "00000000  00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000  00000000 00000000 00000000 00000000"
 	drops := "0003d090  00000000 00001234 00000000 00000002 00000000 00000000 00000000 00000456 00000001 00000012 00000003 00000000  00000000 00000000 00000000 00000000"
 	drops1 := "0003d090  00000000 00000987 00000000 00000000 00000000 00000000 00000000 00000321 00000000 00000030 00000000 00000000  00000000 00000000 00000000 00000000"
+	dropOnly := "00000000  00000000 00000000 00000000 00000012 00000000 00000000 00000000 00000000 00000000 00000012 00000000 00000000  00000000 00000000 00000000 00000000"
 	early := "00000000  00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000005 00000000  00000000 00000000 00000000 00000000"
 	for _, tc := range []struct {
 		name             string
@@ -40,8 +43,9 @@ func TestConntrackFull(t *testing.T) {
 		sev              finding.Severity
 		says             string
 	}{
-		{"full and dropping", "250000", "262144", conntrackStat(drops, drops1), finding.Warn, "holds 250000 of its 262144 entries (95 %); it dropped 66 packets since boot"},
-		{"dropping, not full now", "1200", "262144", conntrackStat(drops, zero), finding.Warn, "it dropped 18 packets"},
+		{"full and dropping", "250000", "262144", conntrackStat(drops, drops1), finding.Warn, "holds 250000 of its 262144 entries (95 %); it counted 66 drops since boot (table full or a tracker refused)"},
+		{"dropping and evicting, not full now", "1200", "262144", conntrackStat(drops, zero), finding.Warn, "it counted 18 drops since boot (table full or a tracker refused): with the table near full or evicting"},
+		{"drops alone", "1200", "262144", conntrackStat(dropOnly, zero), finding.Info, "counted 18 drops since boot (table full or a tracker refused); with the table this empty and no early drops"},
 		{"early drops", "1200", "262144", conntrackStat(early, zero), finding.Info, "evicted 5 unconfirmed entries"},
 		{"healthy", "1200", "262144", conntrackStat(zero, zero), -1, ""},
 	} {

@@ -22,7 +22,7 @@ var (
 	famConntrack = newFamily("nicdiag_conntrack_entries", "gauge",
 		"Connection-tracking table: its entries (kind=count) and maximum (kind=max).", "kind")
 	famConntrackStat = newFamily("nicdiag_conntrack_events_total", "counter",
-		"Connection-tracking statistics since boot, summed over CPUs (/proc/net/stat/nf_conntrack): drop (packets dropped, table full), early_drop (entries evicted to make room), insert_failed.",
+		"Connection-tracking statistics since boot, summed over CPUs (/proc/net/stat/nf_conntrack): drop (packets dropped: the table full, or a protocol tracker refused them), early_drop (entries evicted to make room), insert_failed.",
 		"event")
 	famBridgeNF = newFamily("nicdiag_bridge_netfilter_enabled", "gauge",
 		"br_netfilter: 1 when bridged frames go through that family's netfilter tables (net.bridge.bridge-nf-call-*), 0 when not; absent when the module is not loaded.",
