@@ -36,6 +36,13 @@ type chipsetRow struct {
 	note    string
 }
 
+// The narrower links of the 100 and 300 Series' entry chipsets, whose root
+// ports have the family's IDs.
+const (
+	h110 = "DMI 2.0 x4 (5 GT/s) on H110"
+	h310 = "H310's may be DMI 2.0 x4 (its root ports run PCIe 2.0 like H110's; its DMI generation is not confirmed)"
+)
+
 // chipsetRows: the link of each family from Intel's chipset datasheets
 // (docs/chipset-uplinks.md lists them).
 var chipsetRows = []chipsetRow{
@@ -47,13 +54,13 @@ var chipsetRows = []chipsetRow{
 	{0x8c10, 0x8c1f, "Intel 8 Series/C220", "DMI 2.0 x4", 5, 4, ""},
 	{0x8c90, 0x8c9f, "Intel 9 Series", "DMI 2.0 x4", 5, 4, ""},
 	{0x8d10, 0x8d1f, "Intel C610/X99", "DMI 2.0 x4", 5, 4, ""},
-	{0xa110, 0xa11f, "Intel 100 Series/C230", "DMI 3.0 x4", 8, 4, ""},
-	{0xa167, 0xa16a, "Intel 100 Series/C230", "DMI 3.0 x4", 8, 4, ""},
+	{0xa110, 0xa11f, "Intel 100 Series/C230", "DMI 3.0 x4", 8, 4, h110},
+	{0xa167, 0xa16a, "Intel 100 Series/C230", "DMI 3.0 x4", 8, 4, h110},
 	{0xa190, 0xa19f, "Intel C620", "DMI 3.0 x4", 8, 4, "some C620 chipsets add PCIe uplinks of their own, which sysfs shows"},
 	{0xa1e7, 0xa1ea, "Intel C620", "DMI 3.0 x4", 8, 4, "some C620 chipsets add PCIe uplinks of their own, which sysfs shows"},
 	{0xa290, 0xa29f, "Intel 200 Series", "DMI 3.0 x4", 8, 4, ""},
 	{0xa2e7, 0xa2ee, "Intel 200 Series", "DMI 3.0 x4", 8, 4, ""},
-	{0xa32c, 0xa343, "Intel 300 Series (Cannon Lake PCH)", "DMI 3.0 x4", 8, 4, ""},
+	{0xa32c, 0xa343, "Intel 300 Series (Cannon Lake PCH)", "DMI 3.0 x4", 8, 4, h310},
 	{0xa390, 0xa3ef, "Intel 400 Series (Comet Lake PCH-V)", "DMI 3.0 x4", 8, 4, ""},
 	{0x06a8, 0x06c7, "Intel 400 Series (Comet Lake PCH-H)", "DMI 3.0 x4", 8, 4, ""},
 	{0x43b0, 0x43cf, "Intel 500 Series (Tiger Lake PCH-H)", "DMI 3.0 x8", 8, 8, "x4 with a 10th-generation Core CPU, and on B560 and H510"},

@@ -603,3 +603,14 @@ func TestPathToReadDeadline(t *testing.T) {
 		t.Errorf("PathTo = %+v, %v", p, err)
 	}
 }
+
+// The entry chipsets the family rows cannot tell apart by root-port ID
+// are named in the row's note: H110's DMI 2.0 x4, H310's unconfirmed one.
+func TestChipsetEntryNotes(t *testing.T) {
+	for dev, want := range map[uint16]string{0xa114: "DMI 2.0 x4 (5 GT/s) on H110", 0xa168: "on H110", 0xa33c: "H310"} {
+		r, ok := chipsetOf(0x8086, dev, 0x060400)
+		if !ok || r.link != "DMI 3.0 x4" || !strings.Contains(r.note, want) {
+			t.Errorf("%04x: %+v, want DMI 3.0 x4 noting %q", dev, r, want)
+		}
+	}
+}
