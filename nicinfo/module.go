@@ -201,8 +201,12 @@ func parseSFF8636(id uint8, lower, p3 []byte) *ModuleDiag {
 // temperature 14, supply 16), page 11h's lane values (table 8-91: TX
 // power 154, TX bias 170, RX power 186, eight lanes) and page 02h's
 // thresholds (table 8-74: temperature 128, supply 136, TX power 176, TX
-// bias 184, RX power 192). Lanes whose transmit power reads 0 are not in
-// use and left out. TX bias is read without page 01h's multiplier (×1).
+// bias 184, RX power 192). A lane whose data path is not activated (page
+// 11h bytes 128-131, DPStateHostLane1-8) carries no traffic and is left
+// out; where the module reports no data-path state (0 or a reserved
+// value), a lane whose transmit power reads 0 is taken as unused. An
+// activated lane is judged whatever it reads, a dark laser included. TX
+// bias is read without page 01h's multiplier (×1).
 func parseCMIS(id uint8, lower, p2, p11 []byte) *ModuleDiag {
 	d := &ModuleDiag{Standard: "CMIS", Identifier: id}
 	th := func(what string, o int) *[4]float64 {
@@ -218,7 +222,7 @@ func parseCMIS(id uint8, lower, p2, p11 []byte) *ModuleDiag {
 		return d
 	}
 	for lane := 0; lane < 8; lane++ {
-		if u16(p11, 154-128+2*lane) == 0 {
+		if !cmisLaneInUse(p11, lane) {
 			continue
 		}
 		for _, l := range []struct {
@@ -230,6 +234,25 @@ func parseCMIS(id uint8, lower, p2, p11 []byte) *ModuleDiag {
 		}
 	}
 	return d
+}
+
+// DPState values of CMIS page 11h: 1 DPDeactivated, 2 DPInit, 3 DPDeinit,
+// 4 DPActivated, 5 DPTxTurnOn, 6 DPTxTurnOff, 7 DPInitialized; 0 reserved.
+const (
+	dpActivated = 0x4
+	dpStateMax  = 0x7
+)
+
+// cmisLaneInUse reports whether lane (0-7) of a CMIS module carries
+// traffic: its data-path state (page 11h, byte 128 + lane/2, the low
+// nibble for even lanes) is DPActivated; for a state the module does not
+// report, its transmit power is not 0.
+func cmisLaneInUse(p11 []byte, lane int) bool {
+	st := p11[lane/2] >> (4 * (lane % 2)) & 0x0f
+	if st == 0 || st > dpStateMax {
+		return u16(p11, 154-128+2*lane) != 0
+	}
+	return st == dpActivated
 }
 
 // checkModulePages refuses module EEPROM pages a snapshot could not hold:

@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -125,7 +126,9 @@ func TestParseModuleRefuses(t *testing.T) {
 // offsets (SFF-8636 rev 2.10a tables 6-7 and 6-26; CMIS 5.2 tables 8-9,
 // 8-74, 8-91), not captured from a module: a QSFP28 at 41.5 °C, 3.3 V,
 // lane 2's RX power 0.0200 mW under a low alarm of 0.0316 mW; a QSFP-DD
-// with lanes 1-4 in use.
+// with lanes 1-4 in use (data path activated), lane 3's laser dark, and
+// lanes 5-8 deactivated with stale readings; the same module reporting no
+// data-path state, whose lanes with no transmit power are taken as unused.
 func TestParseModuleQSFPAndCMIS(t *testing.T) {
 	put := func(b []byte, o int, v uint16) { b[o], b[o+1] = byte(v>>8), byte(v) }
 	lower := make([]byte, 128)
@@ -160,13 +163,39 @@ func TestParseModuleQSFPAndCMIS(t *testing.T) {
 	put(cl, 14, 50*256)
 	put(cl, 16, 33100)
 	p11 := make([]byte, 128)
-	for lane := 0; lane < 4; lane++ {
+	for lane := 0; lane < 8; lane++ {
 		put(p11, 154-128+2*lane, 8000)
 		put(p11, 186-128+2*lane, 7000)
 	}
-	d, err = ParseModule([]ModulePage{{I2C: 0x50, Data: cl}, {I2C: 0x50, Page: 0x11, Offset: 128, Data: p11}})
-	if err != nil || d.Standard != "CMIS" || len(d.Measures) != 2+4*3 || d.Measures[2].Thresholds != nil {
-		t.Fatalf("%+v %v", d, err)
+	put(p11, 154-128+2*2, 0)                  // lane 3: no light from its laser
+	copy(p11, []byte{0x44, 0x44, 0x11, 0x11}) // DPActivated for lanes 1-4, DPDeactivated for 5-8
+	cmis := func(p11 []byte) *ModuleDiag {
+		t.Helper()
+		d, err := ParseModule([]ModulePage{{I2C: 0x50, Data: cl}, {I2C: 0x50, Page: 0x11, Offset: 128, Data: p11}})
+		if err != nil || d.Standard != "CMIS" || d.Measures[2].Thresholds != nil {
+			t.Fatalf("%+v %v", d, err)
+		}
+		return d
+	}
+	lanes := func(d *ModuleDiag) []int {
+		var out []int
+		for _, m := range d.Measures {
+			if m.What == "tx_power" {
+				out = append(out, m.Lane)
+			}
+		}
+		return out
+	}
+	d = cmis(p11)
+	if got := lanes(d); !slices.Equal(got, []int{1, 2, 3, 4}) || len(d.Measures) != 2+4*3 {
+		t.Errorf("activated lanes 1-4: tx_power of lanes %v, %d measures", got, len(d.Measures))
+	}
+	if m := d.Measures[2+2*3]; m.Lane != 3 || m.What != "tx_power" || m.Value != 0 {
+		t.Errorf("lane 3's dark laser: %+v", m)
+	}
+	copy(p11, []byte{0, 0, 0, 0}) // no data-path state reported
+	if got := lanes(cmis(p11)); !slices.Equal(got, []int{1, 2, 4, 5, 6, 7, 8}) {
+		t.Errorf("no DPState: tx_power of lanes %v, want every lane with transmit power", got)
 	}
 }
 
