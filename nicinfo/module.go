@@ -71,7 +71,8 @@ func pageOf(pages []ModulePage, i2c, page, bank uint8, offset uint16) []byte {
 // lower page 00h at 0x50 names the memory map; SFF-8472 needs the
 // diagnostics at 0x51 (lower half: thresholds, calibration, values),
 // SFF-8636 and CMIS read values from page 00h (and CMIS's 11h) and
-// thresholds from page 03h (SFF-8636) or 02h (CMIS) when present. A page
+// thresholds from page 03h (SFF-8636) or 02h (CMIS) when present, and
+// SFF-8636 what the module monitors from upper page 00h. A page
 // missing or not 128 bytes, or an identifier of none of these, is
 // ErrMalformed; a module that says it has no diagnostics is
 // ErrNoDiagnostics.
@@ -85,7 +86,7 @@ func ParseModule(pages []ModulePage) (*ModuleDiag, error) {
 	case slices.Contains(sff8472IDs, id):
 		return parseSFF8472(id, lower, pageOf(pages, 0x51, 0, 0, 0))
 	case slices.Contains(sff8636IDs, id):
-		return parseSFF8636(id, lower, pageOf(pages, 0x50, 3, 0, 128)), nil
+		return parseSFF8636(id, lower, pageOf(pages, 0x50, 0, 0, 128), pageOf(pages, 0x50, 3, 0, 128))
 	case slices.Contains(cmisIDs, id):
 		return parseCMIS(id, lower, pageOf(pages, 0x50, 2, 0, 128), pageOf(pages, 0x50, 0x11, 0, 128)), nil
 	}
@@ -170,11 +171,35 @@ func externalCal(a2 []byte) func(string, float64) float64 {
 	}
 }
 
+// SFF-8636 byte 220 (upper page 00h, Diagnostic Monitoring Type, table
+// 6-24): what the module monitors.
+const (
+	sff8636TempMon  = 0x20
+	sff8636VoltMon  = 0x10
+	sff8636TXPowMon = 0x04
+)
+
 // parseSFF8636 reads a QSFP's lower page 00h (SFF-8636 rev 2.10a, table
 // 6-7: temperature 22, supply 26, RX power 34, TX bias 42, TX power 50,
 // four lanes) and, when read, upper page 03h's thresholds (table 6-26:
 // temperature 128, supply 144, RX power 176, TX bias 184, TX power 192).
-func parseSFF8636(id uint8, lower, p3 []byte) *ModuleDiag {
+// Upper page 00h's byte 220 says which of temperature, supply voltage and
+// TX power the module monitors: one that monitors none (a passive copper
+// cable, whose values all read 0) is ErrNoDiagnostics, and a value it does
+// not monitor is left out. Without that page, a module with flat memory
+// (lower page byte 2 bit 2: no pages 01h-03h, the passive cables' kind) is
+// ErrNoDiagnostics too.
+func parseSFF8636(id uint8, lower, p0, p3 []byte) (*ModuleDiag, error) {
+	mon := byte(sff8636TempMon | sff8636VoltMon | sff8636TXPowMon)
+	switch {
+	case p0 != nil:
+		mon = p0[220-128] & mon
+	case lower[2]&0x04 != 0:
+		mon = 0
+	}
+	if mon == 0 {
+		return nil, fmt.Errorf("%w: SFF-8636 module monitors neither temperature, supply voltage nor TX power", ErrNoDiagnostics)
+	}
 	d := &ModuleDiag{Standard: "SFF-8636", Identifier: id}
 	th := func(what string, o int) *[4]float64 {
 		if p3 == nil {
@@ -182,19 +207,25 @@ func parseSFF8636(id uint8, lower, p3 []byte) *ModuleDiag {
 		}
 		return thresholdsAt(what, p3, o-128, domUnit)
 	}
-	d.Measures = append(d.Measures,
-		Measure{What: "temperature", Value: domUnit("temperature", s16(lower, 22)), Thresholds: th("temperature", 128)},
-		Measure{What: "voltage", Value: domUnit("voltage", u16(lower, 26)), Thresholds: th("voltage", 144)})
+	if mon&sff8636TempMon != 0 {
+		d.Measures = append(d.Measures, Measure{What: "temperature", Value: domUnit("temperature", s16(lower, 22)), Thresholds: th("temperature", 128)})
+	}
+	if mon&sff8636VoltMon != 0 {
+		d.Measures = append(d.Measures, Measure{What: "voltage", Value: domUnit("voltage", u16(lower, 26)), Thresholds: th("voltage", 144)})
+	}
 	for _, l := range []struct {
 		what    string
 		at, thr int
 	}{{"rx_power", 34, 176}, {"bias", 42, 184}, {"tx_power", 50, 192}} {
+		if l.what == "tx_power" && mon&sff8636TXPowMon == 0 {
+			continue
+		}
 		for lane := 0; lane < 4; lane++ {
 			d.Measures = append(d.Measures, Measure{What: l.what, Lane: lane + 1,
 				Value: domUnit(l.what, u16(lower, l.at+2*lane)), Thresholds: th(l.what, l.thr)})
 		}
 	}
-	return d
+	return d, nil
 }
 
 // parseCMIS reads a CMIS module's lower page (CMIS 5.2 table 8-9:

@@ -62,9 +62,9 @@ func (l *liveEthtool) modulePage(iface string, i2c, page, bank uint8, offset uin
 }
 
 // module reads the EEPROM pages that ParseModule decodes: the lower page
-// 00h, then by its identifier an SFP's A2h, a QSFP's page 03h or a CMIS
-// module's pages 02h and 11h (those a flat memory does not have are not
-// asked). No module, or a driver without module access, is no pages and
+// 00h, then by its identifier an SFP's A2h, a QSFP's upper page 00h and
+// page 03h, or a CMIS module's pages 02h and 11h (those a flat memory does
+// not have are not asked). No module, or a driver without module access, is no pages and
 // no error.
 func (l *liveEthtool) module(iface string) ([]ModulePage, error) {
 	lower, err := l.modulePage(iface, 0x50, 0, 0, 0)
@@ -85,7 +85,9 @@ func (l *liveEthtool) module(iface string) ([]ModulePage, error) {
 	case slices.Contains(sff8472IDs, id) && lower.Data[92]&0x40 != 0:
 		more = []want{{0x51, 0, 0}}
 	case slices.Contains(sff8636IDs, id) && flat&0x04 == 0:
-		more = []want{{0x50, 3, 128}}
+		more = []want{{0x50, 0, 128}, {0x50, 3, 128}}
+	case slices.Contains(sff8636IDs, id):
+		more = []want{{0x50, 0, 128}}
 	case slices.Contains(cmisIDs, id) && flat&0x80 == 0:
 		more = []want{{0x50, 2, 128}, {0x50, 0x11, 128}}
 	}

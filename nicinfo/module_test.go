@@ -157,6 +157,30 @@ func TestParseModuleQSFPAndCMIS(t *testing.T) {
 	if m := measure(d, "temperature"); !near(m.Value, 41.5) {
 		t.Errorf("temperature %+v", m)
 	}
+	// Upper page 00h's byte 220 says what the module monitors: a passive
+	// copper cable (nothing; its values read 0) has no diagnostics; one
+	// without TX power monitoring has no TX power values. Flat memory with
+	// no upper page 00h read is taken as a passive cable.
+	upper := make([]byte, 128)
+	qsfp := func(lower, p0 []byte) (*ModuleDiag, error) {
+		pages := []ModulePage{{I2C: 0x50, Data: lower}, {I2C: 0x50, Page: 3, Offset: 128, Data: p3}}
+		if p0 != nil {
+			pages = append(pages, ModulePage{I2C: 0x50, Offset: 128, Data: p0})
+		}
+		return ParseModule(pages)
+	}
+	if d, err := qsfp(lower, upper); !errors.Is(err, ErrNoDiagnostics) {
+		t.Errorf("byte 220 = 0 (passive DAC): %+v %v", d, err)
+	}
+	upper[220-128] = 0x30 | 0x08 // temperature, voltage, average RX power; no TX power
+	if d, err := qsfp(lower, upper); err != nil || len(d.Measures) != 2+4*2 || slices.ContainsFunc(d.Measures, func(m Measure) bool { return m.What == "tx_power" }) {
+		t.Errorf("no TX power monitoring: %+v %v", d, err)
+	}
+	flat := append([]byte(nil), lower...)
+	flat[2] |= 0x04
+	if d, err := qsfp(flat, nil); !errors.Is(err, ErrNoDiagnostics) {
+		t.Errorf("flat memory, no upper page 00h: %+v %v", d, err)
+	}
 
 	cl := make([]byte, 128)
 	cl[0] = 0x18
@@ -206,6 +230,7 @@ func FuzzModulePages(f *testing.F) {
 	f.Add([]byte{0x11}, []byte{})
 	f.Fuzz(func(t *testing.T, lower, upper []byte) {
 		pages := []ModulePage{{I2C: 0x50, Data: lower}, {I2C: 0x51, Data: upper}, {I2C: 0x50, Page: 3, Offset: 128, Data: upper},
+			{I2C: 0x50, Offset: 128, Data: upper},
 			{I2C: 0x50, Page: 2, Offset: 128, Data: upper}, {I2C: 0x50, Page: 0x11, Offset: 128, Data: upper}}
 		d, err := ParseModule(pages)
 		if err != nil {
