@@ -203,26 +203,7 @@ func (l *liveEthtool) answers(ctx context.Context, iface string) (*EthtoolAnswer
 		a.Pause = p
 	}
 	if l.keep != nil {
-		// Counters and module diagnostics are for the checks, as the
-		// driver's statistics are: an inventory (list) asks none of them.
-		if f, err := l.fec(iface); err != nil {
-			fail("fec", err)
-		} else {
-			a.FEC = f
-		}
-		if m, err := l.module(iface); err != nil {
-			fail("module_eeprom", err)
-		} else {
-			a.Module = m
-		}
-	}
-	if l.keep != nil {
-		// A driver without statistics (lo) has no loss counters: no error.
-		if m, err := l.et.Stats(iface); err != nil && !errors.Is(err, unix.EOPNOTSUPP) {
-			fail("loss_stats", err)
-		} else {
-			a.LossStats = keepStats(m, l.keep)
-		}
+		l.checkReads(iface, a, fail)
 	}
 	if f, err := l.features(iface); err != nil {
 		fail("features", err)

@@ -101,22 +101,7 @@ func build(ctx context.Context, o options, ifaces []string) ([]NIC, error) {
 		if dev != "" {
 			bdf, pciDir = r.join(dev)
 		}
-		var vfs []VFConfig
-		if links != nil {
-			if l, ok := links[name]; ok {
-				n.Kind, vfs, n.XDP, n.Tunnel = l.kind, l.vfs, l.xdp, l.tunnel
-			}
-		} else if kindErr != nil {
-			r.missing("kind", kindErr)
-		}
-		if !o.root.Live() {
-			a, err := readNetlinkFile(o.root, name)
-			if err != nil {
-				r.missing("netlink.vfs", err)
-			} else {
-				vfs, n.XDP, n.Tunnel = a.VFs, a.XDP, a.Tunnel
-			}
-		}
+		vfs := r.netlinkFacts(o, links, kindErr)
 		var a *EthtoolAnswers
 		if o.brief && n.Bus == BusVirtual && o.ethtool != nil {
 			a = r.ethtoolBrief(ctx, o.ethtool)
@@ -169,6 +154,30 @@ func nameNICs(o options, nics []NIC, q *PCIQuery) {
 		}
 		names.fill(f)
 	}
+}
+
+// netlinkFacts fills the NIC's kind, XDP program and tunnel from the live
+// host's link dump (links; kindErr when it failed) or a snapshot's
+// netlink/IFACE.json, and returns its VFs' settings.
+func (r *reader) netlinkFacts(o options, links map[string]linkFacts, kindErr error) []VFConfig {
+	n := r.nic
+	var vfs []VFConfig
+	if links != nil {
+		if l, ok := links[n.Name]; ok {
+			n.Kind, vfs, n.XDP, n.Tunnel = l.kind, l.vfs, l.xdp, l.tunnel
+		}
+	} else if kindErr != nil {
+		r.missing("kind", kindErr)
+	}
+	if !o.root.Live() {
+		a, err := readNetlinkFile(o.root, n.Name)
+		if err != nil {
+			r.missing("netlink.vfs", err)
+		} else {
+			vfs, n.XDP, n.Tunnel = a.VFs, a.XDP, a.Tunnel
+		}
+	}
+	return vfs
 }
 
 func namesReason(err error) string {

@@ -22,6 +22,28 @@ const (
 	ethtoolAModuleEEPROMData    = 7 // binary
 )
 
+// checkReads asks what only the checks want, as they want the driver's
+// statistics (KeepStats): the FEC counters, the module EEPROM pages and
+// the driver's loss counters. An inventory (list) asks none of them.
+func (l *liveEthtool) checkReads(iface string, a *EthtoolAnswers, fail func(key string, err error)) {
+	if f, err := l.fec(iface); err != nil {
+		fail("fec", err)
+	} else {
+		a.FEC = f
+	}
+	if m, err := l.module(iface); err != nil {
+		fail("module_eeprom", err)
+	} else {
+		a.Module = m
+	}
+	// A driver without statistics (lo) has no loss counters: no error.
+	if m, err := l.et.Stats(iface); err != nil && !errors.Is(err, unix.EOPNOTSUPP) {
+		fail("loss_stats", err)
+	} else {
+		a.LossStats = keepStats(m, l.keep)
+	}
+}
+
 // fec asks ETHTOOL_MSG_FEC_GET with statistics. A driver without FEC
 // (EOPNOTSUPP) or a kernel without the family has none: no error.
 func (l *liveEthtool) fec(iface string) (*FEC, error) {
