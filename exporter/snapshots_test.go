@@ -14,7 +14,8 @@ import (
 	"github.com/nicdiag/nicdiag/internal/snaptest"
 )
 
-// families lists every family the Collector can export.
+// families lists the families every bundled snapshot's exposition has
+// among them; allFamilies adds the host audit's.
 var families = []*family{famChecks, famErrors, famSeconds, famInfo, famSpeed, famHopSpeed, famHopWidth, famCeiling, famDemand, famFinding, famQueueCPU, famUp}
 
 // bundledSnapshots lists the snapshot trees under testdata/snapshots.
@@ -138,7 +139,7 @@ func duplicateSeries(text []byte) string {
 // Every HELP text says what its series carry: it is more than a few words
 // and names its unit where the name has one.
 func TestHelpTexts(t *testing.T) {
-	for _, f := range families {
+	for _, f := range allFamilies {
 		help, name := f.help, f.name
 		if len(strings.Fields(help)) < 6 {
 			t.Errorf("%s: HELP %q is too short to say what the series carry", name, help)
