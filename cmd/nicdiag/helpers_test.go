@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/nicdiag/nicdiag/internal/snaptest"
+	"github.com/nicdiag/nicdiag/internal/testbin"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -92,6 +93,7 @@ func TestMain(m *testing.M) {
 	if binPath != "" && binErr == nil {
 		os.RemoveAll(filepath.Dir(binPath))
 	}
+	testbin.Remove()
 	os.Exit(code)
 }
 

@@ -23,7 +23,7 @@ Examples:
 		// The old flags are taken, so an old unit's ExecStart gets the
 		// line below rather than a flag error.
 		fs.String("listen", "", "ignored: nicdiag_exporter --web.listen-address `ADDR`")
-		fs.Duration("ttl", 0, "ignored: nicdiag_exporter --ttl")
+		fs.Duration("ttl", 0, "ignored: nicdiag_exporter --check.ttl")
 		return runServe
 	},
 }

@@ -2,8 +2,13 @@ package main
 
 import (
 	"debug/elf"
+	"flag"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nicdiag/nicdiag/internal/testbin"
 )
 
 // serve says, in one line, where the exporter is, whatever flags an old
@@ -14,6 +19,32 @@ func TestServeMoved(t *testing.T) {
 		if code != exitFail || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "nicdiag_exporter") {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, stdout, stderr)
 		}
+	}
+}
+
+// The flags serve still takes name their nicdiag_exporter counterparts,
+// and each is a flag nicdiag_exporter --help lists.
+func TestServeFlagsNameTheExporters(t *testing.T) {
+	help, err := exec.Command(filepath.Join(testbin.Build(t, "../nicdiag_exporter"), "nicdiag_exporter"), "--help").CombinedOutput()
+	if err != nil {
+		t.Fatalf("nicdiag_exporter --help: %v\n%s", err, help)
+	}
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	serveCmd.bind(fs)
+	n := 0
+	fs.VisitAll(func(f *flag.Flag) {
+		_, named, ok := strings.Cut(f.Usage, "nicdiag_exporter ")
+		if !ok {
+			t.Errorf("serve --%s: usage %q names no nicdiag_exporter flag", f.Name, f.Usage)
+			return
+		}
+		n++
+		if name := strings.Fields(named)[0]; !strings.Contains(string(help), name+"=") {
+			t.Errorf("serve --%s points to %s, which nicdiag_exporter --help does not list", f.Name, name)
+		}
+	})
+	if n == 0 {
+		t.Error("serve takes no flags")
 	}
 }
 
