@@ -346,26 +346,42 @@ func TestDisconnectFreesScrapeSlot(t *testing.T) {
 		t.Fatal("the first scrape never started its check")
 	}
 	r.c.Close()
-	time.Sleep(200 * time.Millisecond) // the server sees the close
-	codes := make(chan int, 1)
-	go func() {
-		resp, err := (&http.Client{Timeout: 20 * time.Second}).Get("http://" + addr + "/metrics")
-		if err != nil {
-			t.Error(err)
-			codes <- 0
-			return
+	// Scrape until one is not refused: the server may not have seen the
+	// close yet (503, at once); once it has, a scrape waits for the check
+	// instead, and is answered only when the check ends.
+	scrape := func() <-chan int {
+		codes := make(chan int, 1)
+		go func() {
+			resp, err := (&http.Client{Timeout: 60 * time.Second}).Get("http://" + addr + "/metrics")
+			if err != nil {
+				t.Error(err)
+				codes <- 0
+				return
+			}
+			resp.Body.Close()
+			codes <- resp.StatusCode
+		}()
+		return codes
+	}
+	var waiting <-chan int
+	for deadline := time.Now().Add(20 * time.Second); waiting == nil; {
+		codes := scrape()
+		select {
+		case code := <-codes:
+			if code != http.StatusServiceUnavailable {
+				t.Fatalf("a scrape answered %d before the check ended", code)
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("scrapes still refused 20 s after the waiting scraper went: it still holds the slot")
+			}
+			time.Sleep(10 * time.Millisecond)
+		case <-time.After(time.Second): // not refused: it waits for the check
+			waiting = codes
 		}
-		resp.Body.Close()
-		codes <- resp.StatusCode
-	}()
-	select {
-	case code := <-codes:
-		t.Fatalf("second scrape answered %d before the check ended: the gone scraper still holds the slot", code)
-	case <-time.After(300 * time.Millisecond):
 	}
 	release()
-	if code := <-codes; code != 200 {
-		t.Errorf("second scrape: %d, want 200", code)
+	if code := <-waiting; code != 200 {
+		t.Errorf("the scrape that waited: %d, want 200", code)
 	}
 }
 
