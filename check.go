@@ -22,6 +22,20 @@ type Checker struct {
 	Run   func(h *Host) []finding.Finding
 }
 
+// perNIC runs checks on each selected NIC in turn, in order, and returns
+// the findings they make.
+func perNIC(h *Host, checks ...func(*NIC) (finding.Finding, bool)) []finding.Finding {
+	var out []finding.Finding
+	for _, n := range h.Selected {
+		for _, c := range checks {
+			if f, ok := c(n); ok {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
 // Checkers returns the checks Check runs, in order. Each lives in a file
 // of its own (check_*.go).
 func Checkers() []Checker {

@@ -26,15 +26,7 @@ import (
 var coalesceCheck = Checker{
 	Name:  "coalesce",
 	Codes: []finding.Code{finding.NICCoalesceOff},
-	Run: func(h *Host) []finding.Finding {
-		var out []finding.Finding
-		for _, n := range h.Selected {
-			if f, ok := coalesceOff(n); ok {
-				out = append(out, f)
-			}
-		}
-		return out
-	},
+	Run:   func(h *Host) []finding.Finding { return perNIC(h, coalesceOff) },
 }
 
 // dynamicITR names the drivers whose rx-usecs 1-3 select a dynamic

@@ -32,18 +32,7 @@ import (
 var cpuCheck = Checker{
 	Name:  "cpu",
 	Codes: []finding.Code{finding.IRQSMTSiblings, finding.CPUPowersave},
-	Run: func(h *Host) []finding.Finding {
-		var out []finding.Finding
-		for _, n := range h.Selected {
-			if f, ok := h.smtSiblings(n); ok {
-				out = append(out, f)
-			}
-			if f, ok := h.powersave(n); ok {
-				out = append(out, f)
-			}
-		}
-		return out
-	},
+	Run:   func(h *Host) []finding.Finding { return perNIC(h, h.smtSiblings, h.powersave) },
 }
 
 // smtMinMbps is the link speed from which hyperthreads sharing a core can

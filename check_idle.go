@@ -39,15 +39,7 @@ const (
 var idleCheck = Checker{
 	Name:  "idle states",
 	Codes: []finding.Code{finding.CPUIdleDeep},
-	Run: func(h *Host) []finding.Finding {
-		var out []finding.Finding
-		for _, n := range h.Selected {
-			if f, ok := h.idleDeep(n); ok {
-				out = append(out, f)
-			}
-		}
-		return out
-	},
+	Run:   func(h *Host) []finding.Finding { return perNIC(h, h.idleDeep) },
 }
 
 func (h *Host) idleDeep(n *NIC) (finding.Finding, bool) {

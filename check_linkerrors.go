@@ -79,15 +79,7 @@ func linkBER(speed int) (linkStandard, float64) {
 var linkErrorsCheck = Checker{
 	Name:  "link errors",
 	Codes: []finding.Code{finding.NICLinkErrors},
-	Run: func(h *Host) []finding.Finding {
-		var out []finding.Finding
-		for _, n := range h.Selected {
-			if f, ok := linkErrors(n); ok {
-				out = append(out, f)
-			}
-		}
-		return out
-	},
+	Run:   func(h *Host) []finding.Finding { return perNIC(h, linkErrors) },
 }
 
 // physicalKinds are the kinds of damaged frames the physical layer causes.

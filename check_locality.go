@@ -18,15 +18,7 @@ import (
 var localityCheck = Checker{
 	Name:  "locality",
 	Codes: []finding.Code{finding.IRQNUMARemote},
-	Run: func(h *Host) []finding.Finding {
-		var out []finding.Finding
-		for _, n := range h.Selected {
-			if f, ok := h.remoteQueues(n); ok {
-				out = append(out, f)
-			}
-		}
-		return out
-	},
+	Run:   func(h *Host) []finding.Finding { return perNIC(h, h.remoteQueues) },
 }
 
 func (h *Host) remoteQueues(n *NIC) (finding.Finding, bool) {

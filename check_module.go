@@ -22,15 +22,7 @@ import (
 var moduleCheck = Checker{
 	Name:  "module diagnostics",
 	Codes: []finding.Code{finding.NICModuleDiagnostics},
-	Run: func(h *Host) []finding.Finding {
-		var out []finding.Finding
-		for _, n := range h.Selected {
-			if f, ok := moduleDiagnostics(n); ok {
-				out = append(out, f)
-			}
-		}
-		return out
-	},
+	Run:   func(h *Host) []finding.Finding { return perNIC(h, moduleDiagnostics) },
 }
 
 // PartModule names a port's module EEPROM in Host.Unread:

@@ -66,15 +66,7 @@ const (
 var ringsCheck = Checker{
 	Name:  "rings",
 	Codes: []finding.Code{finding.NICRingDrops, finding.NICRingSmall},
-	Run: func(h *Host) []finding.Finding {
-		var out []finding.Finding
-		for _, n := range h.Selected {
-			if f, ok := h.rings(n); ok {
-				out = append(out, f)
-			}
-		}
-		return out
-	},
+	Run:   func(h *Host) []finding.Finding { return perNIC(h, h.rings) },
 }
 
 // keptStat is what the live ethtool source keeps of the driver's

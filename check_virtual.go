@@ -22,15 +22,7 @@ var virtualCheck = Checker{
 	Name:  "virtual",
 	Codes: []finding.Code{finding.NICEmulated, finding.NICVirtioSingleQueue, finding.NICVFRateLimited},
 	Run: func(h *Host) []finding.Finding {
-		var out []finding.Finding
-		for _, n := range h.Selected {
-			if f, ok := h.emulatedNIC(n); ok {
-				out = append(out, f)
-			}
-			if f, ok := h.virtioSingleQueue(n); ok {
-				out = append(out, f)
-			}
-		}
+		out := perNIC(h, h.emulatedNIC, h.virtioSingleQueue)
 		// Every PF, selected or not: the finding is about its VF, which
 		// Check keeps when the VF (or, for a VF not on this host, the PF)
 		// is selected.
