@@ -120,14 +120,20 @@ func ReadKernelRelease(opts ...Option) string {
 
 // KernelVersion returns the major and minor version of a kernel release
 // ("6.1.0-18-amd64" is 6, 1); ok is false when it does not start with
-// them.
+// them: decimal digits, a dot, decimal digits (no sign, no overflow).
 func KernelVersion(release string) (major, minor int, ok bool) {
 	a, rest, ok1 := strings.Cut(release, ".")
 	end := 0
 	for end < len(rest) && rest[end] >= '0' && rest[end] <= '9' {
 		end++
 	}
+	if !ok1 || a == "" || strings.Trim(a, "0123456789") != "" {
+		return 0, 0, false
+	}
 	x, err1 := strconv.Atoi(a)
 	y, err2 := strconv.Atoi(rest[:end])
-	return x, y, ok1 && err1 == nil && err2 == nil
+	if err1 != nil || err2 != nil {
+		return 0, 0, false
+	}
+	return x, y, true
 }

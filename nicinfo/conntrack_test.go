@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/nicdiag/nicdiag/internal/snaptest"
@@ -105,5 +107,36 @@ func TestUeventKind(t *testing.T) {
 	nics, err := List(t.Context(), WithRoot(dir))
 	if err != nil || len(nics) != 2 || nics[0].Kind != "bridge" || nics[1].Kind != "vxlan" {
 		t.Errorf("%+v %v", nics, err)
+	}
+}
+
+// FuzzKernelVersion: any release string parses or is refused, never
+// panics; what parses is a release that starts with the two numbers.
+func FuzzKernelVersion(f *testing.F) {
+	for _, s := range []string{"6.1.0-18-amd64", "5.15.0", "4.9", "6", "", "-1.2", "+6.1", "6.-1", "99999999999999999999.1", "6.1\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, release string) {
+		major, minor, ok := KernelVersion(release)
+		if !ok {
+			return
+		}
+		if major < 0 || minor < 0 || release == "" || release[0] < '0' || release[0] > '9' {
+			t.Fatalf("%q: %d.%d", release, major, minor)
+		}
+		if a, rest, _ := strings.Cut(release, "."); strconv.Itoa(major) != strings.TrimLeft(a, "0") && major != 0 || rest == "" || rest[0] < '0' || rest[0] > '9' {
+			t.Fatalf("%q: %d.%d is not what it starts with", release, major, minor)
+		}
+	})
+}
+
+// KernelVersion reads the numbers a release starts with, and refuses a
+// sign or a missing minor.
+func TestKernelVersion(t *testing.T) {
+	for in, want := range map[string][3]int{"6.1.0-18-amd64": {6, 1, 1}, "5.15": {5, 15, 1}, "-1.2": {0, 0, 0}, "+6.1": {0, 0, 0}, "6": {0, 0, 0}, "6.x": {0, 0, 0}} {
+		maj, min, ok := KernelVersion(in)
+		if got := [3]int{maj, min, map[bool]int{true: 1}[ok]}; got != want {
+			t.Errorf("%q: %v, want %v", in, got, want)
+		}
 	}
 }
