@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/nicdiag/nicdiag/internal/unit"
 	"github.com/nicdiag/nicdiag/nicinfo"
 	"github.com/nicdiag/nicdiag/pcie"
 )
@@ -35,7 +36,7 @@ func (s Sharer) Words() string {
 	if s.Gbps <= 0 {
 		return fmt.Sprintf("%s %s (its link unknown)", s.Kind, s.Address)
 	}
-	return fmt.Sprintf("%s %s (%s GT/s x%d: up to %.1f GB/s)", s.Kind, s.Address, pcie.FormatGTs(s.GTs), s.Width, s.Gbps/8)
+	return fmt.Sprintf("%s %s (%s GT/s x%d: up to %s)", s.Kind, s.Address, pcie.FormatGTs(s.GTs), s.Width, unit.GBps(s.Gbps/8))
 }
 
 // classKinds name the classes of the devices that share links.

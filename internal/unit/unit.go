@@ -1,5 +1,5 @@
 // Package unit formats nicdiag's quantities for people, one function a
-// unit: a rate in Mb/s, a share, a count.
+// unit: a rate in Mb/s or GB/s, a share, a count.
 package unit
 
 import (
@@ -65,6 +65,23 @@ func Share(s float64) string {
 	dec := min(max(0, 1-int(math.Floor(math.Log10(p)))), 12)
 	scale := math.Pow(10, float64(dec))
 	return strconv.FormatFloat(math.Round(p*scale)/scale, 'f', -1, 64) + " %"
+}
+
+// GBps renders a rate given in GB/s: "126 GB/s" from 100 up, "3.9 GB/s"
+// from 1 (one decimal), "0.25 GB/s" below (two significant digits); "n/a"
+// for NaN or infinity.
+func GBps(v float64) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "n/a"
+	case v >= 100:
+		return fmt.Sprintf("%.0f GB/s", v)
+	case v >= 1:
+		return fmt.Sprintf("%.1f GB/s", v)
+	case v <= 0:
+		return "0 GB/s"
+	}
+	return strconv.FormatFloat(v, 'g', 2, 64) + " GB/s"
 }
 
 // Count renders a count or a rate of things: "37", "3.5", "190k", "1.2M".

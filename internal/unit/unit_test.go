@@ -18,6 +18,8 @@ func TestFormats(t *testing.T) {
 		{MbpsRange(9800, 9100, 10200), "9.8 Gb/s (9.1–10.2)"}, {MbpsRange(1974, 1974.2, 1973.9), "1974 Mb/s"},
 		{MbpsRange(2.47, 2.4, 2.5), "2.5 Mb/s (2.4–2.5)"},
 		{Number(1434.6), "1435"}, {Number(2.5), "3"},
+		{GBps(126.03), "126 GB/s"}, {GBps(3.938), "3.9 GB/s"}, {GBps(31.5), "31.5 GB/s"}, {GBps(0.25), "0.25 GB/s"},
+		{GBps(0.123), "0.12 GB/s"}, {GBps(0), "0 GB/s"}, {GBps(math.NaN()), "n/a"},
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)
