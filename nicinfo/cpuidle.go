@@ -128,17 +128,36 @@ func ReadIdle(cpus []int, opts ...Option) (*Idle, error) {
 	return x, nil
 }
 
-// idleParams picks the idle parameters out of a kernel command line.
+// idleParams picks the idle parameters out of a kernel command line,
+// clipped for output.
 func idleParams(cmdline string) []string {
+	out := idleWords(cmdline)
+	for i, w := range out {
+		out[i] = text.Clip(w)
+	}
+	return out
+}
+
+// idleWords are the words of a kernel command line with an idle prefix
+// (idleParamPrefix), the first eight.
+func idleWords(cmdline string) []string {
 	var out []string
 	for _, f := range strings.Fields(cmdline) {
 		for _, p := range strings.Fields(idleParamPrefix) {
 			if strings.HasPrefix(f, p) && len(out) < 8 {
-				out = append(out, text.Clip(f))
+				out = append(out, f)
 			}
 		}
 	}
 	return out
+}
+
+// IdleCmdline is what a snapshot keeps of a kernel command line
+// (CmdlineFile): the idle parameters ReadIdle reads, and nothing else (a
+// command line may carry credentials: an iSCSI secret, a cloud-init ds=
+// URL), as one line.
+func IdleCmdline(cmdline string) string {
+	return strings.Join(idleWords(cmdline), " ") + "\n"
 }
 
 // readCPUIdle reads cpuN's states.

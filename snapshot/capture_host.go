@@ -1,6 +1,8 @@
 package snapshot
 
 import (
+	"errors"
+	"io/fs"
 	"strings"
 
 	"github.com/nicdiag/nicdiag/irq"
@@ -9,11 +11,12 @@ import (
 
 // hostFactFiles are the host-wide files of the host audit
 // (nicdiag.HostFacts): cpuidle's driver and governor, intel_idle's
-// max_cstate, the kernel command line, connection tracking's sysctls and
-// statistics, and bridge netfilter's sysctls.
+// max_cstate, connection tracking's sysctls and statistics, and bridge
+// netfilter's sysctls. Of the kernel command line only the idle
+// parameters are kept (copyCmdline).
 var hostFactFiles = []string{
 	nicinfo.CPUIdleDir + "/current_driver", nicinfo.CPUIdleDir + "/current_governor",
-	nicinfo.CPUIdleDir + "/current_governor_ro", nicinfo.IntelMaxCState, nicinfo.CmdlineFile,
+	nicinfo.CPUIdleDir + "/current_governor_ro", nicinfo.IntelMaxCState,
 	nicinfo.ConntrackCountFile, nicinfo.ConntrackMaxFile, nicinfo.ConntrackBucketsFile, nicinfo.ConntrackStatFile,
 	nicinfo.BridgeNFDir + "/" + nicinfo.BridgeNFFiles[0], nicinfo.BridgeNFDir + "/" + nicinfo.BridgeNFFiles[1],
 	nicinfo.BridgeNFDir + "/" + nicinfo.BridgeNFFiles[2], nicinfo.KernelReleaseFile,
@@ -24,13 +27,33 @@ var hostFactFiles = []string{
 // (nicinfo.IsLinkErrorStat), as nicdiag's own live source does.
 func keptStat(name string) bool { return irq.IsLossStat(name) || nicinfo.IsLinkErrorStat(name) }
 
-// copyHostFacts copies hostFactFiles.
+// copyHostFacts copies hostFactFiles and the kernel command line's idle
+// parameters.
 func (c *copier) copyHostFacts() {
 	for _, f := range hostFactFiles {
 		if c.fatal != nil {
 			return
 		}
 		c.copyFile(f)
+	}
+	c.copyCmdline()
+}
+
+// copyCmdline writes /proc/cmdline with the idle parameters alone
+// (nicinfo.IdleCmdline): the rest of a command line may carry credentials.
+func (c *copier) copyCmdline() {
+	p := nicinfo.CmdlineFile
+	if c.fatal != nil || c.done[p] {
+		return
+	}
+	c.done[p] = true
+	b, err := c.read(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		c.skip(p, err)
+	default:
+		c.write(p, []byte(nicinfo.IdleCmdline(string(b))))
 	}
 }
 

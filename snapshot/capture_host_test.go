@@ -13,9 +13,10 @@ import (
 
 // A capture keeps the host audit's facts: each online CPU's idle states
 // and PM QoS resume latency, cpuidle's driver and governor, the kernel
-// command line and release, the connection-tracking files, br_netfilter's
-// sysctls, and netlink/IFACE.json for an interface with an XDP program or
-// a tunnel (not only VFs). The source is xeon-i350-sriov-bcm5709 with
+// command line's idle parameters (nothing else of it) and release, the
+// connection-tracking files, br_netfilter's sysctls, and
+// netlink/IFACE.json for an interface with an XDP program or a tunnel (not
+// only VFs). The source is xeon-i350-sriov-bcm5709 with
 // those files added in the kernel's formats (reconstructed).
 func TestCaptureHostFacts(t *testing.T) {
 	src := snaptest.Copy(t, filepath.Join("..", "testdata", "snapshots", "xeon-i350-sriov-bcm5709"))
@@ -25,7 +26,7 @@ func TestCaptureHostFacts(t *testing.T) {
 		"sys/devices/system/cpu/cpuidle/current_governor":            "menu\n",
 		"sys/devices/system/cpu/cpu1/power/pm_qos_resume_latency_us": "10\n",
 		"sys/module/intel_idle/parameters/max_cstate":                "9\n",
-		"proc/cmdline":                                 "BOOT_IMAGE=/vmlinuz root=/dev/sda1 intel_idle.max_cstate=9 quiet\n",
+		"proc/cmdline":                                 "BOOT_IMAGE=/vmlinuz root=/dev/sda1 intel_idle.max_cstate=9 quiet ds=nocloud-net;s=http://user:secret@10.0.0.1/ iscsi_initiator=iqn.2024-01.example:host\n",
 		"proc/sys/kernel/osrelease":                    "6.1.0-18-amd64\n",
 		"proc/sys/net/netfilter/nf_conntrack_count":    "12\n",
 		"proc/sys/net/netfilter/nf_conntrack_max":      "262144\n",
@@ -61,6 +62,10 @@ func TestCaptureHostFacts(t *testing.T) {
 		if err1 != nil || err2 != nil || string(w) != string(g) || string(g) == "null" {
 			t.Errorf("captured %s (%v)\nsource %s (%v)", g, err2, w, err1)
 		}
+	}
+	// Of the command line, only the idle parameters: no credentials.
+	if b, err := os.ReadFile(filepath.Join(dst, "proc/cmdline")); err != nil || string(b) != "intel_idle.max_cstate=9\n" {
+		t.Errorf("captured proc/cmdline %q, %v; want the idle parameters alone", b, err)
 	}
 	if _, err := os.Stat(filepath.Join(dst, "sys/devices/system/cpu/cpu0/cpuidle/state0/power")); err == nil {
 		t.Error("cpuidle state power copied")
