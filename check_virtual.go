@@ -52,22 +52,19 @@ var vmOnlyChips = map[[2]uint16]string{
 // A real chip passed through to a VM keeps its maker's subsystem ID and is
 // not one: QEMU and VMware write their own subsystem vendor (1af4, 15ad)
 // into the chips they model (nicinfo.LabelEmulated), except QEMU's e1000e,
-// which says 8086:0000.
+// which says 8086:0000 and is known by the platform (PCIFunction.Emulator).
 func (h *Host) emulatedBecause(n *NIC) string {
 	p := n.PCI
 	if p == nil || !n.Netdev() {
 		return ""
 	}
 	switch {
+	case p.Emulator != "":
+		return fmt.Sprintf("its subsystem ID %04x:%04x is what %s's model of the chip reports, on a %s guest", p.SubsystemVendor, p.SubsystemDevice, p.Emulator, p.Emulator)
 	case nicinfo.Label(n.NIC) == nicinfo.LabelEmulated:
 		return fmt.Sprintf("its subsystem ID %04x:%04x is the hypervisor's, not the chip maker's", p.SubsystemVendor, p.SubsystemDevice)
-	case !h.Platform.VM:
-		return ""
-	case vmOnlyChips[[2]uint16{p.VendorID, p.DeviceID}] != "":
+	case h.Platform.VM && vmOnlyChips[[2]uint16{p.VendorID, p.DeviceID}] != "":
 		return "no real one of this chip is passed through to VMs any more; hypervisors present it as their emulated NIC"
-	case h.Platform.Hypervisor == nicinfo.HypervisorQEMU && p.VendorID == 0x8086 && p.DeviceID == 0x10d3 &&
-		p.SubsystemVendor == 0x8086 && p.SubsystemDevice == 0:
-		return "its subsystem ID 8086:0000 is what QEMU's e1000e model reports"
 	}
 	return ""
 }

@@ -67,11 +67,42 @@ func sriovVF(n NIC, row KnownDevice, known bool) bool {
 
 // emulated reports a hypervisor's model of a real chip: QEMU gives its
 // devices subsystem 1af4:1100, VMware gives its own 15ad; neither makes
-// hardware.
+// hardware. A model that keeps the chip maker's subsystem vendor is marked
+// by markEmulated (PCIFunction.Emulator).
 func emulated(n NIC) bool {
 	if n.PCI == nil {
 		return false
 	}
 	sv := n.PCI.SubsystemVendor
-	return (sv == 0x1af4 || sv == 0x15ad) && sv != n.PCI.VendorID
+	return (sv == 0x1af4 || sv == 0x15ad) && sv != n.PCI.VendorID || n.PCI.Emulator != ""
+}
+
+// qemuE1000e reports whether f carries the IDs QEMU's e1000e model gives
+// itself: Intel's 82574L (8086:10d3) with subsystem 8086:0000, the
+// defaults of its subsys_ven and subsys properties (QEMU's
+// hw/net/e1000e.c, e1000e_properties). The 82574L's own default subsystem
+// is the same, so these IDs mark the model only on a QEMU guest.
+func qemuE1000e(f *PCIFunction) bool {
+	return f != nil && f.VendorID == 0x8086 && f.DeviceID == 0x10d3 &&
+		f.SubsystemVendor == 0x8086 && f.SubsystemDevice == 0
+}
+
+// markEmulated sets Emulator on each function whose IDs are a QEMU
+// model's only on a QEMU guest (qemuE1000e), when the DMI strings under
+// the root name QEMU. They are read only when such a function is there.
+func markEmulated(o options, nics []NIC) {
+	var cand []*PCIFunction
+	for i := range nics {
+		if qemuE1000e(nics[i].PCI) {
+			cand = append(cand, nics[i].PCI)
+		}
+	}
+	if len(cand) == 0 {
+		return
+	}
+	if hv, _ := classifyPlatform(readDMI(o)); hv == HypervisorQEMU {
+		for _, f := range cand {
+			f.Emulator = HypervisorQEMU
+		}
+	}
 }

@@ -129,6 +129,7 @@ func build(ctx context.Context, o options, ifaces []string) ([]NIC, error) {
 		r.joinVFs(pciDir, vfs)
 	}
 	nameNICs(o, nics, &q)
+	markEmulated(o, nics)
 	for i := range nics {
 		sort.Strings(nics[i].Missing)
 	}

@@ -180,6 +180,11 @@ type PCIFunction struct {
 	TotalVFs int `json:"sriov_totalvfs,omitempty"`
 	// Link is the function's own PCIe link; nil for conventional PCI.
 	Link *pcie.LinkAttrs `json:"pcie_link,omitempty"`
+	// Emulator names the hypervisor (HypervisorQEMU) whose model of a chip
+	// this function is, where its IDs alone cannot say so and the
+	// platform does: QEMU's e1000e keeps Intel's subsystem vendor. Empty
+	// otherwise; Label reads it.
+	Emulator string `json:"emulator,omitempty"`
 }
 
 // USBDevice is the USB device a NIC sits on.

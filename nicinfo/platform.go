@@ -57,20 +57,10 @@ const maxCPUInfo = 16 << 20
 // a snapshot that lacks them is simply a host that names no hypervisor.
 func ReadPlatform(ctx context.Context, opts ...Option) Platform {
 	o := applyOptions(opts) // no ethtool source is needed
-	var p Platform
 	if ctx.Err() != nil {
-		return p
+		return Platform{}
 	}
-	read := func(path string) string {
-		s, err := o.root.ReadString(path)
-		if err != nil {
-			return ""
-		}
-		return text.Clip(text.Clean(strings.TrimSpace(s)))
-	}
-	p.HypervisorType = read("/sys/hypervisor/type")
-	p.SysVendor = read("/sys/class/dmi/id/sys_vendor")
-	p.ProductName = read("/sys/class/dmi/id/product_name")
+	p := readDMI(o)
 	if b, err := o.root.ReadFileMax("/proc/cpuinfo", maxCPUInfo); err == nil {
 		p.CPUFlag, p.CPUs = parseCPUInfo(string(b))
 	}
@@ -138,4 +128,18 @@ func classifyPlatform(p Platform) (name string, vm bool) {
 		name = HypervisorOpenStack
 	}
 	return name, name != "" || p.CPUFlag || p.HypervisorType != ""
+}
+
+// readDMI reads the platform's names: /sys/hypervisor/type and the DMI
+// sys_vendor and product_name; absent files leave their fields empty.
+func readDMI(o options) Platform {
+	read := func(path string) string {
+		s, err := o.root.ReadString(path)
+		if err != nil {
+			return ""
+		}
+		return text.Clip(text.Clean(strings.TrimSpace(s)))
+	}
+	return Platform{HypervisorType: read("/sys/hypervisor/type"),
+		SysVendor: read("/sys/class/dmi/id/sys_vendor"), ProductName: read("/sys/class/dmi/id/product_name")}
 }

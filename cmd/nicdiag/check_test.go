@@ -87,7 +87,7 @@ func TestExplainText(t *testing.T) {
 // TestExplainOutputItems: what an expert reading explain would flag. A
 // link that trained below what both its ends support is named so, not
 // "device-limited"; the AR8151's DMA profile does not cite a router card;
-// an emulated e1000's nominal 1000 Mb/s is no line rate; --port-speed 2.5
+// an emulated e1000's or e1000e's nominal 1000 Mb/s is no line rate; --port-speed 2.5
 // reads 2.5 Mb/s.
 func TestExplainOutputItems(t *testing.T) {
 	for _, c := range []struct {
@@ -101,6 +101,10 @@ func TestExplainOutputItems(t *testing.T) {
 		{"ar8151-desktop", "enp3s0", nil, []string{"DMA profile basis: assumed for atl1c"}, []string{"CCR2004"}},
 		{"qemu-lab-links", "eth0", nil,
 			[]string{"eth0 is an emulated NIC", "no physical ceiling known"}, []string{"987 Mb/s", "Ethernet-bound"}},
+		// QEMU's e1000e keeps Intel's subsystem vendor (8086:0000): the
+		// QEMU guest's DMI marks it emulated, its 1000 Mb/s nominal too.
+		{"qemu-lab-links", "eth1", nil,
+			[]string{"eth1 is an emulated NIC", "no physical ceiling known"}, []string{"987 Mb/s", "Ethernet-bound", "emulated link:"}},
 		{"qemu-lab-links", "eth0", []string{"--port-speed", "2.5"},
 			[]string{"1 port(s) at 2.5 Mb/s", "Ceiling: 2.5 Mb/s of frames per direction"}, []string{"3 Mb/s"}},
 	} {
