@@ -136,7 +136,7 @@ func boundOfLayer(l stack.Layer) Bound {
 func (j *judgement) causeSentence(c *stack.Judgement) string {
 	names := j.traffic.names()
 	s := fmt.Sprintf("%s moved %s; %s bound this run: %s", subjectOf(names), j.movedText(names), causeWords(c), c.Summary)
-	if c.Layer == stack.LayerSocket && c.Share > 0 && c.Share < 1 {
+	if c.Layer == stack.LayerSocket && c.Kind != "listen_overflow" && c.Share > 0 && c.Share < 1 { // a share of bytes, not of connections
 		got := j.traffic.maxDirMbps(names)
 		s += fmt.Sprintf(" (of the %s that arrived, about %s reached the application)", mbps(got), mbps(got*(1-math.Min(c.Share, 1))))
 	}

@@ -76,7 +76,7 @@ func (j *judgement) stackFindings(v *Verdict) []finding.Finding {
 // this host, which count whatever bound the run.
 func lossKind(kind string) bool {
 	switch kind {
-	case "qdisc_drops", "conntrack_drops", "udp_receive_buffer", "udp_send_buffer", "tcp_receive_drops":
+	case "qdisc_drops", "conntrack_drops", "udp_receive_buffer", "udp_send_buffer", "tcp_receive_drops", "listen_overflow":
 		return true
 	}
 	return false

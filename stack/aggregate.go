@@ -171,6 +171,7 @@ func (c *SocketCounters) add(o *SocketCounters) {
 	c.TCPInSegs += o.TCPInSegs
 	c.TCPOutSegs += o.TCPOutSegs
 	c.TCPRetransSegs += o.TCPRetransSegs
+	c.TCPPassiveOpens += o.TCPPassiveOpens
 	c.TCPRcvQDrop += o.TCPRcvQDrop
 	c.TCPBacklogDrop += o.TCPBacklogDrop
 	c.TCPZeroWindowDrop += o.TCPZeroWindowDrop

@@ -103,6 +103,7 @@ func TestParsersAgainstProcfs(t *testing.T) {
 				{"tcp insegs", c[cTCPInSegs], f(snmp.Tcp.InSegs)},
 				{"tcp outsegs", c[cTCPOutSegs], f(snmp.Tcp.OutSegs)},
 				{"tcp retrans", c[cTCPRetrans], f(snmp.Tcp.RetransSegs)},
+				{"tcp passive opens", c[cTCPPassiveOpens], f(snmp.Tcp.PassiveOpens)},
 				{"rcvq drop", c[cRcvQDrop], f(nst.TCPRcvQDrop)},
 				{"backlog drop", c[cBacklogDrop], f(nst.TCPBacklogDrop)},
 				{"ofo drop", c[cOFODrop], f(nst.TCPOFODrop)},

@@ -63,14 +63,31 @@ func judgeNamespaceSockets(n *NamespaceSummary, flows []FlowSummary) []Judgement
 	if j, ok := tcpDrops(n); ok {
 		out = append(out, j)
 	}
-	if c.ListenOverflows > 0 || c.ListenDrops > 0 {
-		out = append(out, Judgement{Layer: LayerSocket, Kind: "listen_overflow", Subject: where,
-			Share:    1,
-			Summary:  fmt.Sprintf("a listening socket's accept queue overflowed %s times: connections were refused or retried", countText(max(c.ListenOverflows, c.ListenDrops))),
-			Fix:      "a larger listen backlog in the server and sysctl -w net.core.somaxconn=4096",
-			Evidence: []string{fmt.Sprintf("TcpExt ListenOverflows %d, ListenDrops %d", c.ListenOverflows, c.ListenDrops)}})
+	if j, ok := listenDrops(n); ok {
+		out = append(out, j)
 	}
 	return out
+}
+
+// listenDrops judges the connections listening sockets dropped (a full
+// accept queue, ListenOverflows, is the usual part of ListenDrops) against
+// those they accepted (PassiveOpens): a dropped handshake waits for the
+// client's retransmission, a second or more, before it carries data.
+func listenDrops(n *NamespaceSummary) (Judgement, bool) {
+	c := &n.Sockets
+	drops := max(c.ListenOverflows, c.ListenDrops)
+	if drops == 0 {
+		return Judgement{}, false
+	}
+	attempts := c.TCPPassiveOpens + drops
+	share := float64(drops) / float64(attempts)
+	return Judgement{Layer: LayerSocket, Kind: "listen_overflow", Subject: nsName(n), Share: share,
+		Bound: share >= dropShareMin && float64(drops)/n.Seconds >= dropRateMin,
+		Summary: fmt.Sprintf("listening sockets dropped %s of the connection attempts (%s of %s, %.0f a second): their accept queue was full; each waits for the client's retransmission, a second or more, before it carries data",
+			shareText(share), countText(drops), countText(attempts), float64(drops)/n.Seconds),
+		Fix: "a larger listen backlog in the server (listen(2)'s backlog) with sysctl -w net.core.somaxconn=4096 and net.ipv4.tcp_max_syn_backlog=4096, and a server that accepts faster",
+		Evidence: []string{fmt.Sprintf("TcpExt ListenOverflows %d, ListenDrops %d; Tcp PassiveOpens %d in %.1f s",
+			c.ListenOverflows, c.ListenDrops, c.TCPPassiveOpens, n.Seconds)}}, true
 }
 
 // tcpDrops judges the segments TCP dropped at receiving sockets.
@@ -82,6 +99,8 @@ func tcpDrops(n *NamespaceSummary) (Judgement, bool) {
 	}
 	share := float64(drops) / float64(c.TCPInSegs+drops)
 	var parts []string
+	var most string
+	var mostN uint64
 	for _, p := range []struct {
 		n    string
 		v    uint64
@@ -94,11 +113,14 @@ func tcpDrops(n *NamespaceSummary) (Judgement, bool) {
 		if p.v > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d (%s)", p.n, p.v, p.what))
 		}
+		if p.v > mostN {
+			most, mostN = p.n+": "+p.what, p.v
+		}
 	}
 	j := Judgement{Layer: LayerSocket, Kind: "tcp_receive_drops", Subject: nsName(n), Share: share,
 		Bound: share >= dropShareMin && float64(drops)/n.Seconds >= dropRateMin,
-		Summary: fmt.Sprintf("receiving sockets dropped %s of the TCP segments (%s): each is sent again, and the sender's window shrinks",
-			shareText(share), countText(drops)),
+		Summary: fmt.Sprintf("receiving sockets dropped %s of the TCP segments (%s of %s, %.0f a second; most by %s): each is sent again, and the sender's window shrinks",
+			shareText(share), countText(drops), countText(c.TCPInSegs+drops), float64(drops)/n.Seconds, most),
 		Fix:      "a receive buffer that holds a round trip (sysctl -w net.ipv4.tcp_rmem, SO_RCVBUF) and a receiving application that keeps up",
 		Evidence: []string{strings.Join(parts, "; ")}}
 	return j, true

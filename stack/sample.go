@@ -72,6 +72,9 @@ type SocketCounters struct {
 	TCPInSegs       uint64 `json:"tcp_in_segs,omitempty"`
 	TCPOutSegs      uint64 `json:"tcp_out_segs,omitempty"`
 	TCPRetransSegs  uint64 `json:"tcp_retrans_segs,omitempty"`
+	// TCPPassiveOpens: connections a listening socket accepted (Tcp
+	// PassiveOpens), against which ListenDrops are judged.
+	TCPPassiveOpens uint64 `json:"tcp_passive_opens,omitempty"`
 	// TCPRcvQDrop: segments dropped because the receive queue was over
 	// the socket's buffer; TCPBacklogDrop: because the backlog of a socket
 	// owned by its process was full; TCPZeroWindowDrop: data beyond a zero

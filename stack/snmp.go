@@ -18,6 +18,7 @@ const (
 	cTCPInSegs
 	cTCPOutSegs
 	cTCPRetrans
+	cTCPPassiveOpens
 	cRcvQDrop
 	cBacklogDrop
 	cZeroWindowDrop
@@ -38,7 +39,7 @@ type counters [nCounters]uint64
 var tableNames = map[string]map[string]int{
 	"Udp:": {"InDatagrams": cUDPIn, "OutDatagrams": cUDPOut, "NoPorts": cUDPNoPorts, "InErrors": cUDPInErrors,
 		"RcvbufErrors": cUDPRcvbuf, "SndbufErrors": cUDPSndbuf, "MemErrors": cUDPMem},
-	"Tcp:": {"InSegs": cTCPInSegs, "OutSegs": cTCPOutSegs, "RetransSegs": cTCPRetrans},
+	"Tcp:": {"InSegs": cTCPInSegs, "OutSegs": cTCPOutSegs, "RetransSegs": cTCPRetrans, "PassiveOpens": cTCPPassiveOpens},
 	"TcpExt:": {"TCPRcvQDrop": cRcvQDrop, "TCPBacklogDrop": cBacklogDrop, "TCPZeroWindowDrop": cZeroWindowDrop,
 		"TCPOFODrop": cOFODrop, "PruneCalled": cPruneCalled, "RcvPruned": cRcvPruned,
 		"ListenOverflows": cListenOverflows, "ListenDrops": cListenDrops, "TCPMemoryPressures": cMemPressures},
@@ -173,7 +174,7 @@ func (cur *counters) delta(prev *counters) SocketCounters {
 	}
 	return SocketCounters{UDPInDatagrams: d[cUDPIn], UDPOutDatagrams: d[cUDPOut], UDPNoPorts: d[cUDPNoPorts],
 		UDPInErrors: d[cUDPInErrors], UDPRcvbufErrors: d[cUDPRcvbuf], UDPSndbufErrors: d[cUDPSndbuf], UDPMemErrors: d[cUDPMem],
-		TCPInSegs: d[cTCPInSegs], TCPOutSegs: d[cTCPOutSegs], TCPRetransSegs: d[cTCPRetrans],
+		TCPInSegs: d[cTCPInSegs], TCPOutSegs: d[cTCPOutSegs], TCPRetransSegs: d[cTCPRetrans], TCPPassiveOpens: d[cTCPPassiveOpens],
 		TCPRcvQDrop: d[cRcvQDrop], TCPBacklogDrop: d[cBacklogDrop], TCPZeroWindowDrop: d[cZeroWindowDrop],
 		TCPOFODrop: d[cOFODrop], PruneCalled: d[cPruneCalled], RcvPruned: d[cRcvPruned],
 		ListenOverflows: d[cListenOverflows], ListenDrops: d[cListenDrops], TCPMemoryPressures: d[cMemPressures]}
