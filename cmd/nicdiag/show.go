@@ -69,8 +69,11 @@ func runShow(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
 	}
 	nameEnds(path, root)
 	ps := pathSection(path)
-	if l := nicinfo.Label(*n); n.PCI != nil && (l == "virtual" || l == "emulated") {
-		ps.add("Judged", "no: a "+l+" NIC's PCIe link is emulated and its speed nominal")
+	switch l := nicinfo.Label(*n); {
+	case n.PCI != nil && l == nicinfo.LabelVirtual:
+		ps.add("Judged", "no: a virtual NIC's PCIe link is emulated and its speed nominal")
+	case n.PCI != nil && l == nicinfo.LabelEmulated:
+		ps.add("Judged", "no: an emulated NIC's PCIe link is emulated and its speed nominal")
 	}
 	secs := inventorySections(n)
 	for i := range secs {
