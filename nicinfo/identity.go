@@ -22,7 +22,8 @@ import (
 // None of the rules below reads them. The one use of the subsystem is the
 // opposite direction: a hypervisor's subsystem vendor (QEMU's 1af4,
 // VMware's 15ad) on another vendor's chip marks an emulated device, which
-// is exempt from the checks (see Label).
+// is exempt from the checks (see Label); QEMU's e1000e, which keeps Intel's
+// 8086:0000, is marked so only on a guest whose DMI names QEMU.
 //
 // This file holds the verdict and its wording; identity_rules.go gathers
 // the contradictions, masquerade.go names the known impostors, usb.go has
