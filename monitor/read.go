@@ -334,6 +334,9 @@ func (rec *Record) decodeSummary(body []byte) error {
 func (rec *Record) window() *Window {
 	if rec.win == nil {
 		rec.win = NewWindow(rec.Limits)
+		if len(rec.Run.Command) > 0 {
+			rec.win.commandRun()
+		}
 	}
 	return rec.win
 }

@@ -95,6 +95,9 @@ func Start(ctx context.Context, t Target, opts ...Option) (*Run, error) {
 	}
 	r := &Run{o: o, ctx: ctx, sampler: s, cmd: o.cmd, looped: make(chan struct{}), wake: make(chan struct{}),
 		queues: slices.Clone(s.Queues()), win: NewWindow(o.limits)}
+	if o.cmd != nil {
+		r.win.commandRun()
+	}
 	r.follow.start(ctx, o, nics, iopts)
 	r.watch.Store(-1)
 	if err := r.rec.open(o); err != nil {

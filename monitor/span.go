@@ -38,6 +38,7 @@ func (l load) max(o load) load { return load{max(l.mbps, o.mbps), max(l.pps, o.p
 type span struct {
 	seen           bool // a usable sample came before (before the first, when set at begin)
 	after          bool // the span's first sample had one before it
+	bounded        bool // the load began after the monitor's first reading and ends with the run (commandRun)
 	first, last    *irq.Sample
 	body, pending  []layer
 	bodyN, pendN   int // samples in body and pending
@@ -86,7 +87,7 @@ func (l load) plus(o load, w float64) load { return load{l.mbps + o.mbps*w, l.pp
 
 // begin makes x the first sample of a new span.
 func (s *span) begin(x *irq.Sample, l load) {
-	*s = span{seen: s.seen, after: s.seen, first: x, body: spanLayers(), pending: spanLayers(), peak: l}
+	*s = span{seen: s.seen, after: s.seen, bounded: s.bounded, first: x, body: spanLayers(), pending: spanLayers(), peak: l}
 }
 
 // samples is the number of samples from the first to the last.
@@ -123,17 +124,18 @@ func (s *span) sums() (interior, all []layer) {
 // less the parts of its first and last sample before the traffic began
 // and after it ended. Those are known only where the monitor saw the load
 // begin or end: a sample before the first (or after the last) that moved
-// less. There the edge sample counts for the part its traffic fills at
-// the interior's mean rate. A run of WithCommand begins with its command
-// and ends with it (its partial last interval dropped): its edges are
-// whole, and a slow start counts, as in the load generator's own report.
+// less, or a command's run (commandRun), whose load began after the
+// monitor's first reading and ended with the command. There the edge
+// sample counts for the part its traffic fills at the interior's mean
+// rate: a command's start (a server started, a connection set up) is not
+// part of the load generator's own report either.
 func (s *span) seconds() float64 {
 	if s.first == nil {
 		return 0
 	}
 	secs := s.bodySecs + s.edge(s.first, s.after)
 	if s.last != nil {
-		secs += s.edge(s.last, s.pendN > 0)
+		secs += s.edge(s.last, s.pendN > 0 || s.bounded)
 	}
 	return secs
 }

@@ -35,6 +35,14 @@ func NewWindow(limits []Limits) *Window {
 	return &Window{limits: cleanLimits(limits), losses: new(lossLayer)}
 }
 
+// commandRun marks the window as the run of a command (WithCommand): the
+// monitor read the counters before the command started and the run ends
+// with it, so the load began and ended within the run, and the span's
+// edge samples count for the part the traffic filled (span.seconds).
+func (w *Window) commandRun() {
+	w.span.seen, w.span.bounded = true, true
+}
+
 // usableInterval reports whether a sample's interval can weigh in the
 // verdict: positive, at most a day (ReadRecord's bound).
 func usableInterval(dt float64) bool { return dt > 0 && dt <= maxInterval }

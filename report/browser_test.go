@@ -125,7 +125,7 @@ func TestBrowserLoads(t *testing.T) {
 	}
 	for _, want := range []string{"chart lines-ceilings", "chart heatmap-load", "chart heatmap-net-rx", "chart heatmap-net-tx", "chart heatmap-queues",
 		"chart lines-softnet", "chart lines-throughput", "irq.hot_core", "softnet.squeeze", `<h2 id="verdict">Run verdict</h2>`,
-		"<code>core</code>", "core 2796 Mb/s, 99 % reached, bound this run: CPU 2 (98 % irq+softirq)", "</html>"} {
+		"<code>core</code>", "core 2828 Mb/s, 99 % reached, bound this run: CPU 2 (98 % irq+softirq)", "</html>"} {
 		if !strings.Contains(dom, want) {
 			t.Errorf("the loaded DOM lacks %q", want)
 		}
