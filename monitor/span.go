@@ -101,9 +101,10 @@ func (s *span) samples() int {
 	return 2 + s.bodyN
 }
 
-// sums returns the layers' sums over the span's interior (its samples
-// between the first and the last; all of them when there are none
-// between) and over the whole span, for the traffic.
+// sums returns copies of the layers' sums over the span's interior (its
+// samples between the first and the last; all of them when there are
+// none between) and over the whole span, for the traffic. They are the
+// caller's to turn into means: the span goes on summing.
 func (s *span) sums() (interior, all []layer) {
 	all = spanLayers()
 	if s.first == nil {
@@ -115,7 +116,9 @@ func (s *span) sums() (interior, all []layer) {
 		addAll(all, s.last)
 	}
 	if s.bodyN > 0 {
-		return s.body, all
+		interior = spanLayers()
+		mergeAll(interior, s.body)
+		return interior, all
 	}
 	return all, all
 }

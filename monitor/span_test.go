@@ -2,6 +2,7 @@ package monitor
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -63,4 +64,27 @@ func TestJudgeCommandEdges(t *testing.T) {
 func roomy() *stack.Sample {
 	s := roomyStack(1)
 	return &s
+}
+
+// TestWindowVerdictMidRun: a verdict asked while the run goes on (a
+// caller's live view) leaves the window's sums as they were: the verdict
+// at the end is the one of the same samples judged at once.
+func TestWindowVerdictMidRun(t *testing.T) {
+	threads := []irq.ThreadRate{{PID: 7, TID: 7, Comm: "iperf3", UserPct: 20, SystemPct: 40, CPU: 1}}
+	s := concat(runOf{cpus: pairCPUs(), nics: pairNICs(0.5), threads: threads}.samples(1),
+		runOf{cpus: pairCPUs(), nics: pairNICs(1), threads: threads}.samples(9))
+	w := NewWindow(pairLimits())
+	for i := range s {
+		w.AddSample(Sample{Sample: s[i], Stack: roomy()})
+		_ = w.Verdict()
+		_ = w.Summary()
+	}
+	got, err := json.Marshal(w.Verdict())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.Marshal(judgeRoom(s, pairLimits()))
+	if !bytes.Equal(got, want) {
+		t.Errorf("asked at every sample, the verdict ends as\n%.600s\nwant\n%.600s", got, want)
+	}
 }
