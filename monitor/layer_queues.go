@@ -3,6 +3,7 @@ package monitor
 import (
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/irq"
@@ -188,5 +189,29 @@ func oneQueueFinding(q *oneQueue, c int, sev finding.Severity) finding.Finding {
 
 // oneQueueFix spreads flows over queues, not more queues.
 func oneQueueFix(nic string) string {
-	return fmt.Sprintf("More flows: several streams (iperf3 -P 4, or several iperf3 processes on different ports); where there are several flows, hash on their ports too: ethtool -N %s rx-flow-hash tcp4 sdfn (and udp4). More queues (ethtool -L) do not help one flow.", nic)
+	return fmt.Sprintf("More flows: several streams (iperf3 -P 4, or several iperf3 processes on different ports); where there are several flows, hash on their ports too: ethtool -N %s rx-flow-hash tcp4 sdfn (and udp4). One flow stays on one queue and one core: more queues (ethtool -L) do not spread it, and RPS/RFS move its protocol work to one other core at most.", nic)
+}
+
+// oneFlowHotCores gives each irq.hot_core of fs whose core took one queue
+// that carried its NIC's traffic (queues.oneQueueOn) the one-flow
+// wording and fix of run.one_queue, in place of spreading the work over
+// more queues and cores.
+func oneFlowHotCores(fs []finding.Finding, queues *queueLayer) {
+	for i := range fs {
+		f := &fs[i]
+		if f.Code != finding.IRQHotCore {
+			continue
+		}
+		c, err := strconv.Atoi(f.Evidence["cpu"])
+		if err != nil {
+			continue
+		}
+		q := queues.oneQueueOn(c)
+		if q == nil {
+			continue
+		}
+		f.Summary += "; " + q.words() + ": one flow, or a hash that puts the flows together, on one queue"
+		f.Fix = oneQueueFix(q.nic)
+		f.Evidence["one_queue"] = fmt.Sprintf("%s queue %d of %d, %.3f", q.nic, q.index, q.count, q.share)
+	}
 }

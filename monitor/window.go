@@ -70,8 +70,17 @@ func (w *Window) Add(x irq.Sample) {
 func (w *Window) Samples() int { return w.samples }
 
 // Summary is the window's means and window findings over every sample
-// added (irq.Summarizer).
-func (w *Window) Summary() irq.Summary { return w.sum.Summary() }
+// added (irq.Summarizer). An irq.hot_core on a core that took the
+// interrupts of one queue carrying nearly all of its NIC's traffic (as
+// run.one_queue finds it) says so, and gives that finding's fix: one flow
+// stays on one queue, however many there are.
+func (w *Window) Summary() irq.Summary {
+	s := w.sum.Summary()
+	if w.span.first != nil {
+		oneFlowHotCores(s.Findings, w.judgement().queues)
+	}
+	return s
+}
 
 // Judge returns the verdict on samples against limits: a Window of them.
 func Judge(samples []irq.Sample, limits []Limits) Verdict {
