@@ -54,6 +54,23 @@ func TestJudgeShaper(t *testing.T) {
 	if f := verdictFindingOf(v); f == nil || !strings.Contains(f.Fix, "tc qdisc change dev veth0 root tbf rate 400mbit") {
 		t.Errorf("fix %+v", f)
 	}
+	// The load generator's control connection crossed the shaper two
+	// samples before its data: the stack counts the qdisc from there, the
+	// verdict over the run's span, as the NIC.
+	idle := runOf{cpus: []irq.CPURate{cpuAt(0, 0, 1, 1, 1), cpuAt(1, 0, 0, 1, 1)}, nics: []irq.NICRate{nicAt("veth0", 5, 62, 5, 200)}}.samples(2)
+	late := judgeStack(concat(idle, samples), limits, func(i int, x *irq.Sample) stack.Sample {
+		st := roomyStack(x.IntervalS)
+		st.Namespaces[0].ID = selfNS
+		st.Qdiscs = []stack.Qdisc{tbf(200, 196, 0.2)}
+		if i < 2 {
+			st.Qdiscs[0].Bytes, st.Qdiscs[0].Packets, st.Qdiscs[0].Overlimits = 1000, 5, 0
+		}
+		return st
+	})
+	wantBound(t, late, BoundQdisc)
+	if late.Limit == nil || !near(late.Limit.Share, v.Limit.Share, 1e-3) {
+		t.Errorf("with the control connection before: limit %+v, want the share %v", late.Limit, v.Limit.Share)
+	}
 	// A shaper that held packets back at 80 % of its rate binds the run
 	// though a CPU the run's own packet work filled reads 100 %.
 	samples, limits = vethRun(160, cpuAt(0, 0, 95, 0, 5), cpuAt(1, 0, 0, 5, 5))
