@@ -88,7 +88,11 @@ func (d *diagConn) dump(family, protocol uint8, f func(*diagMsg)) error {
 		return nil
 	})
 	if errors.Is(err, unix.ENOENT) {
-		return fmt.Errorf("sock_diag for protocol %d: %w", protocol, ErrNotApplicable)
+		name := "udp_diag"
+		if protocol == unix.IPPROTO_TCP {
+			name = "tcp_diag"
+		}
+		return fmt.Errorf("no %s in this kernel (modprobe %s): %w", name, name, ErrNotApplicable)
 	}
 	return genl.Malformed(err, ErrMalformed)
 }

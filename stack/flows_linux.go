@@ -32,6 +32,10 @@ func (s *Sampler) readFlows(n *nsState, x *Sample) map[int]bool {
 	}
 	for _, q := range [...]struct{ family, proto uint8 }{{unix.AF_INET, unix.IPPROTO_TCP}, {unix.AF_INET6, unix.IPPROTO_TCP},
 		{unix.AF_INET, unix.IPPROTO_UDP}, {unix.AF_INET6, unix.IPPROTO_UDP}} {
+		if l.diag == nil {
+			n.missing(x, "sock_diag", l.diagErr)
+			break
+		}
 		fs.proto = q.proto
 		if err := l.diag.dump(q.family, q.proto, fs.add); err != nil {
 			if q.proto == unix.IPPROTO_UDP && errors.Is(err, ErrNotApplicable) {

@@ -2,6 +2,7 @@ package stack
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"runtime"
 	"strings"
@@ -113,7 +114,7 @@ func TestReceiveWindowBindsRun(t *testing.T) {
 // Two `yes` hogs pinned to CPU 1, the run's iperf3 client pinned there
 // too: other work binds the run on CPU 1 and the hogs are among the
 // processes named. Without them the run's processes are the run's: none
-// is listed as other work.
+// is listed as other work, nor is the sampling process.
 func TestOtherWorkNamed(t *testing.T) {
 	if runtime.NumCPU() < 2 {
 		t.Skip("needs two CPUs")
@@ -146,7 +147,20 @@ func TestOtherWorkNamed(t *testing.T) {
 		t.Errorf("CPU 1's other processes lack the hogs %v", hogs)
 	}
 
+	// This process samples, and spins meanwhile: the observer is never
+	// other work.
+	stop := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+		}
+	}()
 	hs, ha := newBed(t).treeRun("", "")
+	close(stop)
 	runPIDs := map[int]bool{}
 	for _, f := range hs.Flows {
 		if f.PID > 0 {
@@ -163,6 +177,9 @@ func TestOtherWorkNamed(t *testing.T) {
 		for pid, p := range g.top {
 			if runPIDs[pid] {
 				t.Errorf("CPU %d: the run's %s (PID %d) listed as other work", cpu, p.comm, pid)
+			}
+			if pid == os.Getpid() {
+				t.Errorf("CPU %d: this process, the sampler, listed as other work (%.1f %%·s)", cpu, p.pctS)
 			}
 		}
 	}

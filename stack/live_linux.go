@@ -10,22 +10,24 @@ import (
 	"github.com/nicdiag/nicdiag/internal/genl"
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
+	"golang.org/x/sys/unix"
 )
 
 // liveNS is a namespace's netlink side on the live host.
 type liveNS struct {
-	h      netns.NsHandle // netns.None() for the caller's namespace
-	diag   *diagConn
-	nlh    *netlink.Handle
-	rt     *genl.Conn // RTM_GETQDISC for cake's options, opened when needed
-	rtMsg  genl.Msg
-	dumped bool // a sock_diag dump was taken at an earlier reading
-	flows  map[uint64]flowPrev
-	others map[uint64]uint32 // cookies of sockets not the run's, by reading
-	qd     map[qkey]qPrev
-	routes map[netip.Addr]int // a peer's interface index (0: none)
-	links  map[int]string     // interface names by index
-	ifidx  map[string]int     // WithInterfaces's indexes by name
+	h       netns.NsHandle // netns.None() for the caller's namespace
+	diag    *diagConn      // nil where diagErr says why
+	diagErr error
+	nlh     *netlink.Handle
+	rt      *genl.Conn // RTM_GETQDISC for cake's options, opened when needed
+	rtMsg   genl.Msg
+	dumped  bool // a sock_diag dump was taken at an earlier reading
+	flows   map[uint64]flowPrev
+	others  map[uint64]uint32 // cookies of sockets not the run's, by reading
+	qd      map[qkey]qPrev
+	routes  map[netip.Addr]int // a peer's interface index (0: none)
+	links   map[int]string     // interface names by index
+	ifidx   map[string]int     // WithInterfaces's indexes by name
 }
 
 // openNS opens the namespace of t: its file and netlink sockets on the
@@ -44,14 +46,16 @@ func (s *Sampler) openNS(t target) (*nsState, error) {
 		}
 		l.h = h
 	}
+	// Route netlink only: a kernel without XFRM or nfnetlink (the library's
+	// other default families) still answers links, routes and qdiscs.
 	var err error
-	if l.diag, err = openDiag(l.h); err == nil {
-		l.nlh, err = netlink.NewHandleAt(l.h)
-	}
-	if err != nil {
+	if l.nlh, err = netlink.NewHandleAt(l.h, unix.NETLINK_ROUTE); err != nil {
 		l.close()
 		return nil, fmt.Errorf("stack: network namespace %s: %w", n.name(), err)
 	}
+	// A kernel without sock_diag (inet_diag not built or not loaded) has
+	// no flows to read; its files and qdiscs are read all the same.
+	l.diag, l.diagErr = openDiag(l.h)
 	n.live = l
 	return n, nil
 }

@@ -57,6 +57,7 @@ type scanner struct {
 	cur     []procCur
 	list    []procs.Proc
 	tree    map[int]bool // the run's processes at the last scan
+	self    int          // this process (live only): the observer, not other work
 	work    []workItem
 	pids    []int
 	tids    []int
@@ -77,7 +78,11 @@ const (
 )
 
 func newScanner(r fsroot.Root) *scanner {
-	return &scanner{root: r, prev: map[int]procPrev{}, threads: map[int]procPrev{}, tree: map[int]bool{}}
+	s := &scanner{root: r, prev: map[int]procPrev{}, threads: map[int]procPrev{}, tree: map[int]bool{}}
+	if r.Live() {
+		s.self = os.Getpid()
+	}
+	return s
 }
 
 // close releases the held directory.
@@ -91,7 +96,8 @@ func (s *scanner) close() {
 // scan reads every process, finds the run's tree (rootPID and the
 // processes below it, and those of also), and returns the work of every
 // other process on each CPU since the previous scan and the seconds it
-// covers (nil and 0 at the first scan). The run's own time is runReader's.
+// covers (nil and 0 at the first scan). The run's own time is runReader's;
+// this process's own (the sampling) is neither.
 func (s *scanner) scan(now time.Time, rootPID int, also []int) ([]CPUWork, float64, error) {
 	if err := s.readAll(); err != nil {
 		return nil, 0, err
@@ -111,7 +117,7 @@ func (s *scanner) scan(now time.Time, rootPID int, also []int) ([]CPUWork, float
 			d = c.ticks - min(c.ticks, p.ticks)
 		}
 		s.prev[c.pid] = procPrev{start: c.start, ticks: c.ticks, gen: s.gen, comm: c.comm}
-		if first || d == 0 || s.tree[c.pid] {
+		if first || d == 0 || s.tree[c.pid] || c.pid == s.self {
 			continue
 		}
 		class := classOther

@@ -138,10 +138,11 @@ done
 LD_LIBRARY_PATH=$TLD ldd "$R"/usr/sbin/* "$R/bin/bash" | grep 'not found' && { log "guest tool libs missing"; exit 1; }
 # kernel modules: NIC drivers + 9p + helpers, with their dependencies; the
 # host audit's (a VXLAN device, bridge netfilter, connection tracking fed by
-# tc's ct action on lo)
+# tc's ct action on lo; sock_diag for the run verdict's flows, autoloaded on a real host)
 MODS="e1000e e1000 igb igbvf e100 atl1c r8169 8139cp 8139too ne2k-pci pcnet32 tulip virtio_net
       virtio_pci virtio_blk vmxnet3 9p 9pnet_virtio veth bridge 8021q
-      vxlan br_netfilter crc32c_generic nf_conntrack act_ct cls_matchall sch_ingress"
+      vxlan br_netfilter crc32c_generic nf_conntrack act_ct cls_matchall sch_ingress
+      inet_diag tcp_diag udp_diag"
 K=$C/kernel/lib/modules/$KVER
 mkdir -p "$R/lib/modules/$KVER"
 for m in $MODS; do

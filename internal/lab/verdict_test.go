@@ -65,7 +65,8 @@ type vdDir struct {
 // integrate to the counters' deltas, the verdict's traffic is the mean of
 // its active samples and agrees with the deltas up to the samples it
 // leaves out, its frame size is the counters', and its bound is what a
-// few Mb/s on an idle gigabit port is.
+// few Mb/s on an idle emulated gigabit port (a nominal speed, no port
+// ceiling) is.
 func TestRunVerdict(t *testing.T) {
 	secs := bootShared(t, "traffic")
 	st0, st1 := ParseStats(sec(t, secs, "vd-sysfs0").Stdout), ParseStats(sec(t, secs, "vd-sysfs1").Stdout)
@@ -108,8 +109,9 @@ func TestRunVerdict(t *testing.T) {
 		t.Errorf("record's command %v exit %v, want sh ... exited 0", c, rec.Run.ExitCode)
 	}
 	checkVerdictLines(t, raw, sec(t, secs, "vd-monitor"), v)
-	if len(rec.Limits) != 1 || rec.Limits[0].NIC != vdNIC || rec.Limits[0].PortMbps != speed {
-		t.Errorf("record's limits %+v, want %s at its %v Mb/s", rec.Limits, vdNIC, speed)
+	// QEMU's 82576 is emulated: its 1000 Mb/s is nominal, no port ceiling.
+	if len(rec.Limits) != 1 || rec.Limits[0].NIC != vdNIC || !rec.Limits[0].Virtual || rec.Limits[0].PortMbps != 0 {
+		t.Errorf("record's limits %+v, want %s, emulated, without a port ceiling", rec.Limits, vdNIC)
 	}
 
 	// Ground truth per direction.
@@ -216,16 +218,20 @@ func TestRunVerdict(t *testing.T) {
 			if len(seen) != len(d.queuePkts) {
 				t.Errorf("sample %d: %s %s queues sampled %v, ethtool has %d", i, vdNIC, d.dir, seen, len(d.queuePkts))
 			}
-			// Per sample, the queues add up to the NIC but for the frames
-			// that arrived between the two reads of one reading (sysfs,
-			// then a netlink query for queue statistics that 6.1 lacks,
-			// then ethtool: up to tens of milliseconds apart under TCG,
-			// a dozen frames seen at 350/s): they count in this sample
-			// by one counter and in the next by the other.
-			diff := math.Abs(qPkts - pps*dt)
+			// Up to each sample, the queues add up to the NIC but for the
+			// frames that arrived between the two reads of one reading
+			// (sysfs, then ethtool: tens of milliseconds apart under a
+			// loaded TCG): they count in this sample by one counter and
+			// in the next by the other, so the gap never grows past one
+			// sample's frames, however slow the reads.
+			var queueSum float64
+			for _, n := range d.recQ {
+				queueSum += n
+			}
+			diff := math.Abs(queueSum - d.rec)
 			skew = math.Max(skew, diff)
-			if diff > 5+0.2*pps*dt {
-				t.Errorf("sample %d: %s %s queues moved %.1f frames, the NIC %.1f", i, vdNIC, d.dir, qPkts, pps*dt)
+			if diff > 5+math.Max(qPkts, pps*dt) {
+				t.Errorf("up to sample %d: %s %s queues moved %.1f frames, the NIC %.1f (this sample %.1f and %.1f)", i, vdNIC, d.dir, queueSum, d.rec, qPkts, pps*dt)
 			}
 		}
 	}
@@ -260,7 +266,7 @@ func TestRunVerdict(t *testing.T) {
 		t.Logf("%s: ping %v (+%v late), sysfs %v frames / %v bytes (%v more), ethtool queues %v / hardware %v frames %v octets; record %.1f frames, %.0f bytes, per queue %v",
 			d.dir, d.ping, d.late, d.pkts, d.bytes, d.stray, d.queuePkts, d.hwPkts, d.hwOctets, d.rec, d.recB, round1(d.recQ))
 	}
-	t.Logf("record: %d samples over %.2f s; per sample, queues vs NIC differ by at most %.1f frames (read skew)", len(rec.Samples), total, skew)
+	t.Logf("record: %d samples over %.2f s; up to any sample, queues vs NIC differ by at most %.1f frames (read skew)", len(rec.Samples), total, skew)
 
 	// The verdict: its window, per the contract, is the samples that
 	// moved at least half as much as the busiest.
@@ -326,19 +332,9 @@ func TestRunVerdict(t *testing.T) {
 	t.Logf("the verdict's window leaves out %.0f of the counters' frame bits (%.1f %%); bound %.0f (%.2f s of moving samples outside it, peak %.3f Mb/s)",
 		gapBits, 100*gapBits/(frameBits(dirs[0].bytes, dirs[0].pkts)+frameBits(dirs[1].bytes, dirs[1].pkts)), bound, movedOutS, peakMbps)
 
-	// The port's ceiling at the run's frame size: the line rate less
-	// preamble and inter-frame gap (20 bytes a frame).
 	for _, c := range v.Ceilings {
-		if c.Layer != monitor.BoundEthernet {
-			continue
-		}
-		mfb := dirs[0].groundFrameB
-		if c.Direction == "tx" {
-			mfb = dirs[1].groundFrameB
-		}
-		want := speed * mfb / (mfb + 20)
-		if c.Subject != vdNIC || math.Abs(c.CeilingMbps-want) > 0.5 || c.Share > 0.05 {
-			t.Errorf("ethernet ceiling %+v; want %s's %v Mb/s at %.1f-byte frames = %.1f Mb/s, barely used", c, vdNIC, speed, mfb, want)
+		if c.Layer == monitor.BoundEthernet {
+			t.Errorf("ethernet ceiling %+v; an emulated NIC's nominal speed is none", c)
 		}
 	}
 	if len(v.Losses) > 0 {
