@@ -484,42 +484,22 @@ func TestLinks(t *testing.T) {
 		}
 	})
 
-	// The budget on a real driver: one e1000e gigabit port is Ethernet-bound:
-	// 1518-byte frames at 1000 Mb/s carry 1000 × 1518/(1518+20) = 987 Mb/s
-	// each way (20 bytes of preamble and inter-frame gap per frame). Its
-	// link to QEMU's root port (1b36) is emulated, a nominal value, so the
-	// budget has no PCIe stage and says why (no_pcie). The
-	// conventional-PCI e1000 and the paravirtual NICs have no PCIe stage to
-	// model and say so (exit 0, with the reason in no_pcie): the e1000 is
-	// Ethernet-bound at its negotiated speed, the paravirtual NICs' speeds
-	// are nominal, so nothing physical is known to bound them.
+	// The budget on emulated and paravirtual NICs: QEMU's e1000e (on a
+	// QEMU guest, by its subsystem 8086:0000 and the DMI names) and e1000
+	// are emulated, their links and speeds nominal, and virtio's speed is
+	// nominal too: nothing physical is known to bound them. explain says
+	// so (exit 0, bound none, the reason in no_pcie), with no ceiling from
+	// the nominal 1000 Mb/s.
 	t.Run("explain", func(t *testing.T) {
-		e := sec(t, secs, "explain-"+byFn["0000:01:00.0"].Name)
-		var b struct {
-			Bound       string             `json:"bound"`
-			NoPCIe      string             `json:"no_pcie"`
-			LimitingHop string             `json:"limiting_hop"`
-			Ceiling     map[string]float64 `json:"ceiling_mbps"`
-			Workload    struct {
-				Ports    int     `json:"ports"`
-				PortMbps float64 `json:"port_mbps"`
-			} `json:"workload"`
-		}
-		nicdiagJSON(t, e, &b)
-		if b.Bound != "ethernet" || b.LimitingHop != "" || !strings.Contains(b.NoPCIe, "emulated link") || b.Workload.Ports != 1 || b.Workload.PortMbps != 1000 {
-			t.Errorf("e1000e explain: %+v, want ethernet-bound, 1 port at 1000 Mb/s, the emulated link not modelled", b)
-		}
-		if c := b.Ceiling["nominal"]; c < 980 || c > 990 {
-			t.Errorf("e1000e ceiling %.0f Mb/s, want 987", c)
-		}
-		for fn, bound := range map[string]string{"0000:00:13.0": "ethernet", "0000:02:00.0": "none", "0000:03:00.0": "none"} {
+		for _, fn := range []string{"0000:01:00.0", "0000:00:13.0", "0000:02:00.0", "0000:03:00.0"} {
 			s := sec(t, secs, "explain-"+byFn[fn].Name)
 			var nb struct {
-				Bound  string `json:"bound"`
-				NoPCIe string `json:"no_pcie"`
+				Bound   string             `json:"bound"`
+				NoPCIe  string             `json:"no_pcie"`
+				Ceiling map[string]float64 `json:"ceiling_mbps"`
 			}
-			if s.RC != 0 || json.Unmarshal([]byte(s.Stdout), &nb) != nil || nb.Bound != bound || nb.NoPCIe == "" {
-				t.Errorf("explain %s (%s): exit %d, %+v, stderr %q; want exit 0, %s-bound with the reason", byFn[fn].Name, fn, s.RC, nb, s.Stderr, bound)
+			if s.RC != 0 || json.Unmarshal([]byte(s.Stdout), &nb) != nil || nb.Bound != "none" || nb.NoPCIe == "" || nb.Ceiling["nominal"] != 0 {
+				t.Errorf("explain %s (%s): exit %d, %+v, stderr %q; want exit 0, bound none with the reason, no ceiling", byFn[fn].Name, fn, s.RC, nb, s.Stderr)
 			}
 		}
 	})
