@@ -10,6 +10,7 @@ import (
 
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/internal/netnstest"
+	"github.com/nicdiag/nicdiag/option"
 	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
 )
@@ -92,7 +93,7 @@ func TestKernelStackWalkDown(t *testing.T) {
 		t.Skipf("no bridge over veth in a namespace with its sysfs: %v", setupErr)
 	}
 	selected := func(name string) []string {
-		h, err := Inspect(context.Background(), WithRoot(root), WithInterfaces(name), WithInventoryOnly())
+		h, err := Inspect(context.Background(), option.Root(root), WithInterfaces(name), WithInventoryOnly())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,7 +115,7 @@ func TestKernelStackWalkDown(t *testing.T) {
 		t.Logf("no bonding on this kernel: %v", bondE)
 		return
 	}
-	h, err := Inspect(context.Background(), WithRoot(root), WithInterfaces("ndwbond0"))
+	h, err := Inspect(context.Background(), option.Root(root), WithInterfaces("ndwbond0"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/internal/snaptest"
+	"github.com/nicdiag/nicdiag/option"
 	"github.com/nicdiag/nicdiag/snapshot"
 )
 
@@ -80,7 +81,7 @@ func itoa(i int) string { return strconv.Itoa(i) }
 
 func bondFindings(t *testing.T, dir string, names ...string) map[finding.Code]finding.Finding {
 	t.Helper()
-	r, err := Check(context.Background(), WithRoot(dir), WithInterfaces(names...))
+	r, err := Check(context.Background(), option.Root(dir), WithInterfaces(names...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +99,7 @@ func bondFindings(t *testing.T, dir string, names ...string) map[finding.Code]fi
 
 func TestBondData(t *testing.T) {
 	dir := bondTree(t, "802.3ad 4", "layer2 0", 0, "")
-	h, err := Inspect(context.Background(), WithRoot(dir), WithInventoryOnly())
+	h, err := Inspect(context.Background(), option.Root(dir), WithInventoryOnly())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +178,7 @@ func TestBondOneMember(t *testing.T) {
 // physical members, and the bond's finding is kept.
 func TestSelectWalksDown(t *testing.T) {
 	dir := bondTree(t, "802.3ad 4", "layer2 0", 0, "")
-	r, err := Check(context.Background(), WithRoot(dir), WithInterfaces("bond0.10"))
+	r, err := Check(context.Background(), option.Root(dir), WithInterfaces("bond0.10"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +197,7 @@ func TestSelectWalksDown(t *testing.T) {
 		t.Error("no bond.single_flow for bond0.10")
 	}
 	// Naming one member alone keeps the bond's finding but selects only it.
-	r, err = Check(context.Background(), WithRoot(dir), WithInterfaces("enp1s0f0"))
+	r, err = Check(context.Background(), option.Root(dir), WithInterfaces("enp1s0f0"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +214,7 @@ func TestBondCapture(t *testing.T) {
 	if _, err := snapshot.Capture(context.Background(), dst, snapshot.FromRoot(src)); err != nil {
 		t.Fatal(err)
 	}
-	h, err := Inspect(context.Background(), WithRoot(dst), WithInventoryOnly())
+	h, err := Inspect(context.Background(), option.Root(dst), WithInventoryOnly())
 	if err != nil {
 		t.Fatal(err)
 	}

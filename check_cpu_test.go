@@ -10,6 +10,7 @@ import (
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/internal/snaptest"
 	"github.com/nicdiag/nicdiag/irq"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // smtFiles lays out the CPU topology of the E810 host (numaTree): 128
@@ -63,7 +64,7 @@ func cpuTree(t *testing.T, cpuOf func(q int) int, extra ...map[string]string) st
 
 func findCode(t *testing.T, root string, code finding.Code) *finding.Finding {
 	t.Helper()
-	r, err := Check(context.Background(), WithRoot(root), WithInterfaces("enp162s0f0"))
+	r, err := Check(context.Background(), option.Root(root), WithInterfaces("enp162s0f0"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/nicdiag/nicdiag/internal/netnstest"
 	"github.com/nicdiag/nicdiag/internal/snaptest"
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 	"github.com/nicdiag/nicdiag/pcie"
 	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
@@ -60,7 +61,7 @@ func TestLinkFlappingSnapshot(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := snaptest.Copy(t, snaps+"i225-nonroot")
 			snaptest.Add(t, dir, tc.files)
-			fs := checkFindings(t, finding.NICLinkFlapping, WithRoot(dir))
+			fs := checkFindings(t, finding.NICLinkFlapping, option.Root(dir))
 			if tc.want == "" {
 				if len(fs) != 0 {
 					t.Fatalf("unexpected %v", fs)
@@ -82,7 +83,7 @@ func TestLinkFlappingSnapshot(t *testing.T) {
 	}
 	// The snapshot as generated has no carrier files: no finding, and the
 	// NIC has no Carrier.
-	h, err := Inspect(context.Background(), WithRoot(snaps+"i225-nonroot"))
+	h, err := Inspect(context.Background(), option.Root(snaps+"i225-nonroot"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,11 +122,11 @@ func TestLinkPartnerSnapshot(t *testing.T) {
 			"active": true, "enabled": true, "tx_lpi_enabled": true},
 			"pause": {"autoneg": true, "rx": true, "tx": false}, "perm_addr"`, 1)
 		snaptest.Add(t, dir, map[string]string{"ethtool/enp4s0.json": js, "sys/class/net/enp4s0/speed": "1000\n"})
-		fs := checkFindings(t, finding.NICLinkBelowCapability, WithRoot(dir))
+		fs := checkFindings(t, finding.NICLinkBelowCapability, option.Root(dir))
 		if len(fs) != 1 || !strings.Contains(fs[0].Summary, tc.want) || fs[0].Severity != tc.sev {
 			t.Errorf("%s: got %v, want %s", tc.partner, fs, tc.sev)
 		}
-		h, err := Inspect(context.Background(), WithRoot(dir))
+		h, err := Inspect(context.Background(), option.Root(dir))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -215,7 +216,7 @@ func TestKernelVethFlapping(t *testing.T) {
 	}
 	downs, _ := strconv.Atoi(strings.TrimSpace(string(b)))
 	t.Logf("ndflap0 carrier_down_count %d", downs)
-	fs := checkFindings(t, finding.NICLinkFlapping, WithRoot(root), WithInterfaces("ndflap0"))
+	fs := checkFindings(t, finding.NICLinkFlapping, option.Root(root), WithInterfaces("ndflap0"))
 	if downs < 12 || len(fs) != 1 || fs[0].Severity != finding.Info || fs[0].Evidence["carrier_down_count"] != strconv.Itoa(downs) {
 		t.Fatalf("downs %d: %v", downs, fs)
 	}
@@ -310,7 +311,7 @@ func TestKnownIssueI225EEE(t *testing.T) {
 				js := strings.Replace(string(orig), `"perm_addr"`, `"eee": `+tc.eee+`, "perm_addr"`, 1)
 				snaptest.Add(t, dir, map[string]string{"ethtool/enp4s0.json": js})
 			}
-			fs := checkFindings(t, finding.NICKnownIssue, WithRoot(dir))
+			fs := checkFindings(t, finding.NICKnownIssue, option.Root(dir))
 			if tc.want < 0 {
 				if len(fs) != 0 {
 					t.Fatalf("unexpected %v", fs)
@@ -337,7 +338,7 @@ func TestKnownIssueI225EEE(t *testing.T) {
 // The RTL8156 on cdc_ncm (a real dump): the row holds as soon as cdc_ncm
 // is bound, at its severity, info.
 func TestKnownIssueRTL8156CDCNCM(t *testing.T) {
-	fs := checkFindings(t, finding.NICKnownIssue, WithRoot(snaps+"rtl8156-cdc-ncm"))
+	fs := checkFindings(t, finding.NICKnownIssue, option.Root(snaps+"rtl8156-cdc-ncm"))
 	if len(fs) != 1 || fs[0].Severity != finding.Info || fs[0].Evidence["id"] != "0bda:8156" ||
 		fs[0].Evidence["bus"] != "usb" || !strings.Contains(fs[0].Fix, "r8152") {
 		t.Fatalf("got %v", fs)

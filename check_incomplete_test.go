@@ -13,6 +13,7 @@ import (
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/internal/snaptest"
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // incompleteOf returns the nicdiag.incomplete findings of fs by subject.
@@ -31,7 +32,7 @@ func incompleteOf(fs []finding.Finding) map[string]finding.Finding {
 // selection, instead of a clean result.
 func TestIncompleteInterrupts(t *testing.T) {
 	root := snaptest.Copy(t, snaps+"i350-minipcie-x1")
-	r, err := Check(context.Background(), WithRoot(root))
+	r, err := Check(context.Background(), option.Root(root))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func TestIncompleteInterrupts(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, sel := range [][]string{nil, {"enp1s0f1"}} {
-		r, err := Check(context.Background(), WithRoot(root), WithInterfaces(sel...))
+		r, err := Check(context.Background(), option.Root(root), WithInterfaces(sel...))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +67,7 @@ func TestIncompletePath(t *testing.T) {
 	if err := os.Symlink("../../../devices/pci0000:00/0000:00:1c.0/0000:01:00.1", link); err != nil {
 		t.Fatal(err)
 	}
-	r, err := Check(context.Background(), WithRoot(root))
+	r, err := Check(context.Background(), option.Root(root))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ func TestIncompleteSeverity(t *testing.T) {
 // A judged NIC whose path has config space cut to the header for lack of
 // root gets one info finding naming what that weakens, not one per hop.
 func TestIncompleteNeedsRoot(t *testing.T) {
-	r, err := Check(context.Background(), WithRoot(snaps+"xeon-i350-sriov-bcm5709"))
+	r, err := Check(context.Background(), option.Root(snaps+"xeon-i350-sriov-bcm5709"))
 	if err != nil {
 		t.Fatal(err)
 	}

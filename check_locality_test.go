@@ -8,6 +8,7 @@ import (
 
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/internal/snaptest"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // numaTree is the E810 on NUMA node 1 (local CPUs 64-127 of 128) with a
@@ -59,7 +60,7 @@ func TestNUMARemoteQueues(t *testing.T) {
 		{"every queue on its own node", func(q int) int { return 64 + q }, -1, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := Check(context.Background(), WithRoot(numaTree(t, tc.cpuOf)), WithInterfaces("enp162s0f0"))
+			r, err := Check(context.Background(), option.Root(numaTree(t, tc.cpuOf)), WithInterfaces("enp162s0f0"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -91,7 +92,7 @@ func TestNUMARemoteQueues(t *testing.T) {
 // One NUMA node, or none known: nothing can be remote.
 func TestNUMARemoteNeedsTwoNodes(t *testing.T) {
 	for _, snap := range []string{"82576-minipcie-x1", "xeon-i350-sriov-bcm5709", "virtio-kvm"} {
-		r, err := Check(context.Background(), WithRoot(snaps+snap))
+		r, err := Check(context.Background(), option.Root(snaps+snap))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/internal/snaptest"
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // answersTree copies a bundled snapshot and edits iface's
@@ -56,7 +57,7 @@ func i40eFeatures() map[string]nicinfo.Feature {
 // with the code, or nil.
 func findingOf(t *testing.T, dir, iface string, code finding.Code) *finding.Finding {
 	t.Helper()
-	r, err := Check(context.Background(), WithRoot(dir), WithInterfaces(iface))
+	r, err := Check(context.Background(), option.Root(dir), WithInterfaces(iface))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +245,7 @@ func TestOffloadsNeedAnswers(t *testing.T) {
 		if !e.IsDir() || e.Name() == "src" {
 			continue
 		}
-		r, err := Check(context.Background(), WithRoot(snaps+e.Name()))
+		r, err := Check(context.Background(), option.Root(snaps+e.Name()))
 		if err != nil {
 			continue // a tree that is not a host (nvme-gen5-at-gen4 has no netdev): other tests judge it
 		}

@@ -11,12 +11,13 @@ import (
 
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/internal/snaptest"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // healthFindings inspects dir and returns the pcie-health findings.
 func healthFindings(t *testing.T, dir string) (*Host, []finding.Finding) {
 	t.Helper()
-	h, err := Inspect(context.Background(), WithRoot(dir))
+	h, err := Inspect(context.Background(), option.Root(dir))
 	if err != nil {
 		t.Fatal(err)
 	}

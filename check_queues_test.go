@@ -7,6 +7,7 @@ import (
 
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // x722OneQueue is x722-lewisburg with eno1 cut to one queue pair, as
@@ -70,7 +71,7 @@ func TestBottleneckCountsCarryingPorts(t *testing.T) {
 	v := variant(t, "82576-minipcie-x1").
 		ethtool("enp1s0f1", func(a *nicinfo.EthtoolAnswers) { a.Link.SpeedMbps = -1 }).
 		files(map[string]string{"sys/class/net/enp1s0f1/operstate": "down\n", "sys/class/net/enp1s0f1/speed": "-1\n", "sys/class/net/enp1s0f1/carrier": "0\n"})
-	r, err := Check(t.Context(), WithRoot(v.dir))
+	r, err := Check(t.Context(), option.Root(v.dir))
 	if err != nil {
 		t.Fatal(err)
 	}

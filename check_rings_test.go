@@ -14,6 +14,7 @@ import (
 	"github.com/nicdiag/nicdiag/internal/snaptest"
 	"github.com/nicdiag/nicdiag/irq"
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // ringTree copies snapshot snap and gives iface the ring sizes rings (nil:
@@ -55,7 +56,7 @@ func ringTree(t *testing.T, snap, iface string, rings *nicinfo.Rings, stats map[
 // findings and the report.
 func ringFindings(t *testing.T, root, iface string) ([]finding.Finding, *Report) {
 	t.Helper()
-	r, err := Check(context.Background(), WithRoot(root), WithInterfaces(iface))
+	r, err := Check(context.Background(), option.Root(root), WithInterfaces(iface))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +276,7 @@ func TestRingUnreadableCounters(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(root, "sys/class/net/enp1s0f0/statistics")); err != nil {
 		t.Fatal(err)
 	}
-	h, err := Inspect(context.Background(), WithRoot(root), WithInterfaces("enp1s0f0"))
+	h, err := Inspect(context.Background(), option.Root(root), WithInterfaces("enp1s0f0"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +294,7 @@ func TestRingUnreadableCounters(t *testing.T) {
 func TestInspectLossTotals(t *testing.T) {
 	root := ringTree(t, "82576-minipcie-x1", "enp1s0f0", igbRing(256),
 		map[string]uint64{"rx_no_buffer_count": 3, "tx_flow_control_xon": 4}, map[string]string{"rx_missed_errors": "2"})
-	h, err := Inspect(context.Background(), WithRoot(root))
+	h, err := Inspect(context.Background(), option.Root(root))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +330,7 @@ func TestRingsSnapshots(t *testing.T) {
 		t.Fatalf("%d snapshots, %v", len(dirs), err)
 	}
 	for _, d := range dirs {
-		r, err := Check(context.Background(), WithRoot(filepath.Dir(d)))
+		r, err := Check(context.Background(), option.Root(filepath.Dir(d)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // conntrackStat is /proc/net/stat/nf_conntrack as Linux 6.18 writes it
@@ -63,7 +64,7 @@ func TestConntrackFull(t *testing.T) {
 	}
 	// A count that is not a number: named, not judged as healthy.
 	v := variant(t, "x722-lewisburg").files(conntrackFiles("lots", "262144", ""))
-	r, err := Check(t.Context(), WithRoot(v.dir))
+	r, err := Check(t.Context(), option.Root(v.dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +144,7 @@ func TestTunnelOffload(t *testing.T) {
 		t.Errorf("eno2 only: %s", f)
 	}
 	bad := tunnelTree(t, "1450", false).files(map[string]string{"netlink/vxlan.calico.json": `{"schema": 1, "tunnel": {"kind": "gre"}}`})
-	h, err := Inspect(t.Context(), WithRoot(bad.dir))
+	h, err := Inspect(t.Context(), option.Root(bad.dir))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/nicdiag/nicdiag/finding"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // withNVMe adds to tree v an NVMe SSD on a chipset root port of the
@@ -41,7 +42,7 @@ func TestSharedUplink(t *testing.T) {
 	if f := find(fs, finding.PCIeSharedUplink, "enp7s0"); f != nil {
 		t.Errorf("one NVMe: %s", f)
 	}
-	r, err := Check(t.Context(), WithRoot(one.dir), WithInterfaces("enp7s0"))
+	r, err := Check(t.Context(), option.Root(one.dir), WithInterfaces("enp7s0"))
 	if err != nil {
 		t.Fatal(err)
 	}

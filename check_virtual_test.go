@@ -11,6 +11,7 @@ import (
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/internal/snaptest"
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // find returns the finding with code on subject, or nil.
@@ -25,7 +26,7 @@ func find(fs []finding.Finding, code finding.Code, subject string) *finding.Find
 
 func checkTree(t *testing.T, dir string, opts ...Option) []finding.Finding {
 	t.Helper()
-	r, err := Check(context.Background(), append([]Option{WithRoot(dir)}, opts...)...)
+	r, err := Check(context.Background(), append([]Option{option.Root(dir)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

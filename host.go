@@ -138,7 +138,7 @@ func (h *Host) unread(p Part, subject string, err error) {
 	h.Unread = append(h.Unread, Unread{Part: p, Subject: subject, Err: err, Error: err.Error()})
 }
 
-// Inspect reads the host (or the snapshot given by WithRoot) once: the
+// Inspect reads the host (or the snapshot given by option.Root) once: the
 // inventory, the PCI network functions without a netdev, the PCIe path and
 // default-workload budget of every selected PCI NIC, /proc/interrupts and
 // each selected NIC's queue map, steering and receive and drop counters

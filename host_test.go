@@ -13,19 +13,20 @@ import (
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/internal/snaptest"
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // A root that does not exist, or holds neither sys/ nor proc/, is refused:
 // read as a host it would have no NICs and look clean.
 func TestInspectRefusesNonRoots(t *testing.T) {
 	ctx := context.Background()
-	if _, err := Check(ctx, WithRoot("/nonexistent")); !errors.Is(err, os.ErrNotExist) {
+	if _, err := Check(ctx, option.Root("/nonexistent")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("nonexistent root: err = %v, want os.ErrNotExist", err)
 	}
-	if _, err := Check(ctx, WithRoot(t.TempDir())); !errors.Is(err, ErrNotRoot) {
+	if _, err := Check(ctx, option.Root(t.TempDir())); !errors.Is(err, ErrNotRoot) {
 		t.Errorf("empty directory: err = %v, want ErrNotRoot", err)
 	}
-	if _, err := Explain(ctx, "eth0", budget.Workload{}, WithRoot(t.TempDir())); !errors.Is(err, ErrNotRoot) {
+	if _, err := Explain(ctx, "eth0", budget.Workload{}, option.Root(t.TempDir())); !errors.Is(err, ErrNotRoot) {
 		t.Errorf("explain on an empty directory: err = %v, want ErrNotRoot", err)
 	}
 }
@@ -33,7 +34,7 @@ func TestInspectRefusesNonRoots(t *testing.T) {
 // Inspect reads every fact once into one record per network function,
 // with or without a netdev, keyed by typed PCI address.
 func TestInspectOneRecordPerFunction(t *testing.T) {
-	h, err := Inspect(context.Background(), WithRoot(snaps+"i350-dpdk-vfio"))
+	h, err := Inspect(context.Background(), option.Root(snaps+"i350-dpdk-vfio"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func TestInspectOneRecordPerFunction(t *testing.T) {
 // Check de-duplicates on (code, subject) once, over every checker, and
 // keeps only findings about the selection.
 func TestHostCheckDedupesAndFilters(t *testing.T) {
-	h, err := Inspect(context.Background(), WithRoot(snaps+"82576-minipcie-x1"), WithInterfaces("enp1s0f1"))
+	h, err := Inspect(context.Background(), option.Root(snaps+"82576-minipcie-x1"), WithInterfaces("enp1s0f1"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +95,7 @@ func TestHostCheckDedupesAndFilters(t *testing.T) {
 // WithInventoryOnly reads the inventory and identities, nothing of the
 // paths or queues (what `nicdiag list` shows).
 func TestInspectInventoryOnly(t *testing.T) {
-	h, err := Inspect(context.Background(), WithRoot(snaps+"ccr2004-host"), WithInventoryOnly())
+	h, err := Inspect(context.Background(), option.Root(snaps+"ccr2004-host"), WithInventoryOnly())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +115,7 @@ func TestInspectInventoryOnly(t *testing.T) {
 // functions is the one checked.
 func TestHostExplainAndIdentityEdges(t *testing.T) {
 	ctx := context.Background()
-	h, err := Inspect(ctx, WithRoot(snaps+"x722-lewisburg"), WithInventoryOnly())
+	h, err := Inspect(ctx, option.Root(snaps+"x722-lewisburg"), WithInventoryOnly())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,11 +125,11 @@ func TestHostExplainAndIdentityEdges(t *testing.T) {
 	if b, err := budget.For(&h.NICs[0].NIC, nil, nil, budget.Workload{}); err != nil || b.NoPCIe == "" {
 		t.Errorf("nil path: %+v, %v", b, err)
 	}
-	b, err := Explain(ctx, "enp1s0f0", budget.Workload{}, WithRoot(snaps+"ccr2004-host"))
+	b, err := Explain(ctx, "enp1s0f0", budget.Workload{}, option.Root(snaps+"ccr2004-host"))
 	if err != nil || b.PortSpeedSource != budget.FromRealDevice || b.Bound != budget.BoundEthernet {
 		t.Errorf("CCR2004 explain: %+v, %v; want what the card moves, Ethernet-bound", b, err)
 	}
-	r, err := Check(ctx, WithRoot(snaps+"ccr2004-gen1-x1"), WithInterfaces("enp1s0f1"))
+	r, err := Check(ctx, option.Root(snaps+"ccr2004-gen1-x1"), WithInterfaces("enp1s0f1"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +150,7 @@ func TestWeakIdentityKeepsTheBottleneck(t *testing.T) {
 	if err := os.Symlink("../../../../bus/pci/drivers/does-not-exist", link); err != nil {
 		t.Fatal(err)
 	}
-	r, err := Check(context.Background(), WithRoot(dir))
+	r, err := Check(context.Background(), option.Root(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +182,7 @@ func TestCorruptSiblingClass(t *testing.T) {
 				}
 				os.Remove(filepath.Join(root, "sys/class/net/enp1s0f1"))
 			}
-			r, err := Check(context.Background(), WithRoot(root))
+			r, err := Check(context.Background(), option.Root(root))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/internal/snaptest"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // incompleteAbout returns the nicdiag.incomplete finding about subject.
@@ -27,14 +28,14 @@ func incompleteAbout(fs []finding.Finding, subject string) *finding.Finding {
 func TestMissingInterruptsIsIncomplete(t *testing.T) {
 	root := snaptest.Copy(t, snaps+"82576-minipcie-x1")
 	must(t, os.Remove(filepath.Join(root, "proc/interrupts")))
-	r, err := Check(context.Background(), WithRoot(root))
+	r, err := Check(context.Background(), option.Root(root))
 	must(t, err)
 	f := incompleteAbout(r.Findings, HostSubject)
 	if f == nil || f.Severity != finding.Warn || !strings.Contains(f.Summary, "/proc/interrupts") {
 		t.Errorf("without proc/interrupts: %+v; want a warn nicdiag.incomplete naming /proc/interrupts", f)
 	}
 
-	r, err = Check(context.Background(), WithRoot(snaps+"connectx3pro-haswell"))
+	r, err = Check(context.Background(), option.Root(snaps+"connectx3pro-haswell"))
 	must(t, err)
 	f = incompleteAbout(r.Findings, HostSubject)
 	if f == nil || f.Severity != finding.Info || !strings.Contains(f.Summary, "holds no /proc") || !strings.Contains(f.Fix, "nicdiag snapshot") {

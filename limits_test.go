@@ -4,6 +4,8 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // TestLimitsNUMA: on a host of two NUMA nodes the NIC's Limits carry its
@@ -18,7 +20,7 @@ func TestLimitsNUMA(t *testing.T) {
 		{"e810-ice-numa1", "enp162s0f0", 1, "64-127"},
 		{"82576-minipcie-x1", "enp1s0f0", 0, ""},
 	} {
-		h, err := Inspect(context.Background(), WithRoot(filepath.Join("testdata", "snapshots", tc.snap)))
+		h, err := Inspect(context.Background(), option.Root(filepath.Join("testdata", "snapshots", tc.snap)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,7 +52,7 @@ func TestLimitsNUMA(t *testing.T) {
 // An emulated NIC (QEMU's e1000 and e1000e) reports a nominal 1000 Mb/s:
 // the run verdict gets no line rate for it, as for a virtual one.
 func TestMonitoredEmulated(t *testing.T) {
-	h, err := Inspect(context.Background(), WithRoot(filepath.Join("testdata", "snapshots", "qemu-lab-links")), WithInterfaces("eth0", "eth1"))
+	h, err := Inspect(context.Background(), option.Root(filepath.Join("testdata", "snapshots", "qemu-lab-links")), WithInterfaces("eth0", "eth1"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/internal/snaptest"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // The mutation sweep: each file of each bundled snapshot that `check`
@@ -83,7 +84,7 @@ func exitCode(fs []finding.Finding) int {
 
 func sweepCheck(t *testing.T, root string) (*Report, int) {
 	t.Helper()
-	r, err := Check(context.Background(), WithRoot(root), WithPCIIDs("nicinfo/testdata/pci.ids"))
+	r, err := Check(context.Background(), option.Root(root), WithPCIIDs("nicinfo/testdata/pci.ids"))
 	if err != nil {
 		return nil, 3 // nicdiag failed: not a silent 0
 	}

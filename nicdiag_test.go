@@ -7,6 +7,7 @@ import (
 	"github.com/nicdiag/nicdiag/budget"
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 	"github.com/nicdiag/nicdiag/pcie"
 )
 
@@ -15,7 +16,7 @@ const snaps = "testdata/snapshots/"
 // The seed case (docs/field-reports.md report 001, docs/pcie-model.md §4.1): a dual 82576 on a
 // mini-PCIe→x1 adapter forwards both ways at just under 1400 Mb/s.
 func TestExplainSeed82576(t *testing.T) {
-	b, err := Explain(context.Background(), "enp1s0f0", budget.Workload{}, WithRoot(snaps+"82576-minipcie-x1"))
+	b, err := Explain(context.Background(), "enp1s0f0", budget.Workload{}, option.Root(snaps+"82576-minipcie-x1"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +41,7 @@ func TestExplainSeed82576(t *testing.T) {
 }
 
 func TestExplainOneWayIsEthernetBound(t *testing.T) {
-	b, err := Explain(context.Background(), "enp1s0f0", budget.Workload{Direction: budget.Forward}, WithRoot(snaps+"82576-minipcie-x1"))
+	b, err := Explain(context.Background(), "enp1s0f0", budget.Workload{Direction: budget.Forward}, option.Root(snaps+"82576-minipcie-x1"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +51,7 @@ func TestExplainOneWayIsEthernetBound(t *testing.T) {
 }
 
 func TestExplainI350SameAdapterIsEthernetBound(t *testing.T) {
-	b, err := Explain(context.Background(), "enp1s0f0", budget.Workload{}, WithRoot(snaps+"i350-minipcie-x1"))
+	b, err := Explain(context.Background(), "enp1s0f0", budget.Workload{}, option.Root(snaps+"i350-minipcie-x1"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,11 +61,11 @@ func TestExplainI350SameAdapterIsEthernetBound(t *testing.T) {
 }
 
 func TestExplainVirtualAndUnknown(t *testing.T) {
-	b, err := Explain(context.Background(), "eth0", budget.Workload{}, WithRoot(snaps+"virtio-kvm"))
+	b, err := Explain(context.Background(), "eth0", budget.Workload{}, option.Root(snaps+"virtio-kvm"))
 	if err != nil || b.Bound != budget.BoundNone || b.NoPCIe == "" || len(b.Hops) != 0 {
 		t.Errorf("virtio: %+v, %v; want a budget with nothing physical to bound it", b, err)
 	}
-	_, err = Explain(context.Background(), "nosuch0", budget.Workload{}, WithRoot(snaps+"virtio-kvm"))
+	_, err = Explain(context.Background(), "nosuch0", budget.Workload{}, option.Root(snaps+"virtio-kvm"))
 	if err == nil {
 		t.Error("unknown interface: no error")
 	}
@@ -81,7 +82,7 @@ func codes(fs []finding.Finding) map[finding.Code]finding.Severity {
 }
 
 func TestCheckSeed82576(t *testing.T) {
-	r, err := Check(context.Background(), WithRoot(snaps+"82576-minipcie-x1"))
+	r, err := Check(context.Background(), option.Root(snaps+"82576-minipcie-x1"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +112,7 @@ func TestCheckSeed82576(t *testing.T) {
 
 func TestCheckHealthyAndVirtual(t *testing.T) {
 	for _, snap := range []string{"connectx3pro-haswell", "virtio-kvm", "i350-minipcie-x1", "empty-ports-x0"} {
-		r, err := Check(context.Background(), WithRoot(snaps+snap))
+		r, err := Check(context.Background(), option.Root(snaps+snap))
 		if err != nil {
 			t.Fatalf("%s: %v", snap, err)
 		}
@@ -129,7 +130,7 @@ func TestCheckHealthyAndVirtual(t *testing.T) {
 }
 
 func TestCheckInterfaceFilter(t *testing.T) {
-	r, err := Check(context.Background(), WithRoot(snaps+"82576-minipcie-x1"), WithInterfaces("enp1s0f1"))
+	r, err := Check(context.Background(), option.Root(snaps+"82576-minipcie-x1"), WithInterfaces("enp1s0f1"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +140,7 @@ func TestCheckInterfaceFilter(t *testing.T) {
 	if _, ok := codes(r.Findings)[finding.PCIeBottleneck]; !ok {
 		t.Error("the shared link's bottleneck is missing when checking the second port alone")
 	}
-	if _, err := Check(context.Background(), WithRoot(snaps+"82576-minipcie-x1"), WithInterfaces("nosuch0")); err == nil {
+	if _, err := Check(context.Background(), option.Root(snaps+"82576-minipcie-x1"), WithInterfaces("nosuch0")); err == nil {
 		t.Error("unknown interface: no error")
 	}
 }
@@ -147,7 +148,7 @@ func TestCheckInterfaceFilter(t *testing.T) {
 func BenchmarkExplain(b *testing.B) {
 	ctx := context.Background()
 	for b.Loop() {
-		if _, err := Explain(ctx, "enp1s0f0", budget.Workload{}, WithRoot(snaps+"82576-minipcie-x1")); err != nil {
+		if _, err := Explain(ctx, "enp1s0f0", budget.Workload{}, option.Root(snaps+"82576-minipcie-x1")); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -156,7 +157,7 @@ func BenchmarkExplain(b *testing.B) {
 // Seed 000: the MikroTik card is flagged, and its PCIe "bottleneck", which
 // rests on the driver's nominal 25000 Mb/s, is only information.
 func TestCheckMasqueradingCard(t *testing.T) {
-	r, err := Check(context.Background(), WithRoot(snaps+"ccr2004-host"))
+	r, err := Check(context.Background(), option.Root(snaps+"ccr2004-host"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +173,7 @@ func TestCheckMasqueradingCard(t *testing.T) {
 // The snapshot of the development VM (nicdiag snapshot): virtio on
 // conventional PCI, joined through virtio2, nothing to judge on PCIe.
 func TestCheckFirecrackerSnapshot(t *testing.T) {
-	r, err := Check(context.Background(), WithRoot(snaps+"firecracker-virtio-vm"))
+	r, err := Check(context.Background(), option.Root(snaps+"firecracker-virtio-vm"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,12 +194,12 @@ func TestCheckFirecrackerSnapshot(t *testing.T) {
 func BenchmarkBudget(b *testing.B) {
 	ctx := context.Background()
 	root := snaps + "82576-minipcie-x1"
-	nics, err := nicinfo.List(ctx, nicinfo.WithRoot(root))
+	nics, err := nicinfo.List(ctx, option.Root(root))
 	if err != nil {
 		b.Fatal(err)
 	}
 	n := &nics[0]
-	path, err := pcie.PathTo(ctx, n.PCI.Address, pcie.WithRoot(root))
+	path, err := pcie.PathTo(ctx, n.PCI.Address, option.Root(root))
 	if err != nil {
 		b.Fatal(err)
 	}

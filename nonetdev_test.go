@@ -12,6 +12,7 @@ import (
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/internal/snaptest"
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // Explain by PCI address for a vfio-pci function: the DPDK profile, the
@@ -20,7 +21,7 @@ import (
 func TestExplainNoNetdevByAddress(t *testing.T) {
 	ctx := context.Background()
 	for _, addr := range []string{"0000:01:00.1", "01:00.1"} {
-		b, err := Explain(ctx, addr, budget.Workload{}, WithRoot(snaps+"i350-dpdk-vfio"))
+		b, err := Explain(ctx, addr, budget.Workload{}, option.Root(snaps+"i350-dpdk-vfio"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -38,23 +39,23 @@ func TestExplainNoNetdevByAddress(t *testing.T) {
 		}
 	}
 	// The igb port next to it keeps its own profile and negotiated speed.
-	b, err := Explain(ctx, "enp1s0f0", budget.Workload{}, WithRoot(snaps+"i350-dpdk-vfio"))
+	b, err := Explain(ctx, "enp1s0f0", budget.Workload{}, option.Root(snaps+"i350-dpdk-vfio"))
 	if err != nil || strings.HasPrefix(b.Profile, "DPDK") || b.PortSpeedSource != budget.FromDriver {
 		t.Fatalf("enp1s0f0: %v %+v", err, b)
 	}
 	// 64-byte frames both ways: the Gen2 x1 link, not Ethernet, binds.
-	b, err = Explain(ctx, "0000:01:00.1", budget.Workload{FrameBytes: 64}, WithRoot(snaps+"i350-dpdk-vfio"))
+	b, err = Explain(ctx, "0000:01:00.1", budget.Workload{FrameBytes: 64}, option.Root(snaps+"i350-dpdk-vfio"))
 	if err != nil || b.Bound != budget.BoundPCIe || b.CeilingMbps.Nominal >= b.EthernetMbps {
 		t.Fatalf("64-byte frames: %v, %s-bound, %.0f of %.0f", err, b.Bound, b.CeilingMbps.Nominal, b.EthernetMbps)
 	}
-	if _, err := Explain(ctx, "0000:01:00.7", budget.Workload{}, WithRoot(snaps+"i350-dpdk-vfio")); !errors.Is(err, nicinfo.ErrNoInterface) {
+	if _, err := Explain(ctx, "0000:01:00.7", budget.Workload{}, option.Root(snaps+"i350-dpdk-vfio")); !errors.Is(err, nicinfo.ErrNoInterface) {
 		t.Errorf("unknown address: %v", err)
 	}
 }
 
 func TestCheckIncludesNoNetdev(t *testing.T) {
 	ctx := context.Background()
-	r, err := Check(ctx, WithRoot(snaps+"i350-dpdk-vfio"))
+	r, err := Check(ctx, option.Root(snaps+"i350-dpdk-vfio"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +67,7 @@ func TestCheckIncludesNoNetdev(t *testing.T) {
 		t.Errorf("path %v, budget %v", bare[0].Path, bare[0].Budget)
 	}
 	// Asked for by address only.
-	r, err = Check(ctx, WithRoot(snaps+"i350-dpdk-vfio"), WithInterfaces("0000:01:00.1"))
+	r, err = Check(ctx, option.Root(snaps+"i350-dpdk-vfio"), WithInterfaces("0000:01:00.1"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,10 +77,10 @@ func TestCheckIncludesNoNetdev(t *testing.T) {
 	if len(r.Findings) == 0 || r.Findings[0].Code != finding.PCIeSlotLimited || r.Findings[0].Subject != "0000:01:00.1" {
 		t.Errorf("findings %+v", r.Findings)
 	}
-	if _, err := Check(ctx, WithRoot(snaps+"i350-dpdk-vfio"), WithInterfaces("enp1s0f1")); !errors.Is(err, nicinfo.ErrNoInterface) {
+	if _, err := Check(ctx, option.Root(snaps+"i350-dpdk-vfio"), WithInterfaces("enp1s0f1")); !errors.Is(err, nicinfo.ErrNoInterface) {
 		t.Errorf("enp1s0f1 is gone: %v", err)
 	}
-	r, err = Check(ctx, WithRoot(snaps+"i350-minipcie-x1"))
+	r, err = Check(ctx, option.Root(snaps+"i350-minipcie-x1"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +104,7 @@ func TestCheckNoNetdevBottleneck(t *testing.T) {
 	if err := os.Symlink("../../../../bus/pci/drivers/vfio-pci", fn1+"/driver"); err != nil {
 		t.Fatal(err)
 	}
-	r, err := Check(context.Background(), WithRoot(dir), WithInterfaces("0000:01:00.1"))
+	r, err := Check(context.Background(), option.Root(dir), WithInterfaces("0000:01:00.1"))
 	if err != nil {
 		t.Fatal(err)
 	}

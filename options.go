@@ -48,11 +48,6 @@ type options struct {
 	deadline time.Time
 }
 
-// WithRoot is option.Root.
-//
-// Deprecated: use option.Root.
-func WithRoot(dir string) option.Option { return option.Root(dir) }
-
 // WithPCIIDs names the pci.ids file to take device names from.
 func WithPCIIDs(path string) Option { return own(func(o *options) { o.pciIDs = path }) }
 
@@ -84,11 +79,6 @@ func WithEthtool(src nicinfo.EthtoolSource) Option {
 // stopped (see option.ReadBudget); errors.Is(err,
 // context.DeadlineExceeded) also holds for it.
 var ErrReadBudget = fsroot.ErrBudget
-
-// WithReadBudget is option.ReadBudget.
-//
-// Deprecated: use option.ReadBudget.
-func WithReadBudget(d time.Duration) option.Option { return option.ReadBudget(d) }
 
 func buildOptions(opts []Option) options {
 	var o options

@@ -7,6 +7,7 @@ import (
 
 	"github.com/nicdiag/nicdiag/budget"
 	"github.com/nicdiag/nicdiag/finding"
+	"github.com/nicdiag/nicdiag/option"
 	"github.com/nicdiag/nicdiag/pcie"
 )
 
@@ -46,7 +47,7 @@ func TestPlaceholdersAreNotPhysics(t *testing.T) {
 				{finding.PCIeLinkDowngraded, "0000:01:00.0", finding.Warn, "2.5 GT/s x1"}}},
 	} {
 		t.Run(tc.tree, func(t *testing.T) {
-			r, err := Check(context.Background(), WithRoot(snaps+tc.tree))
+			r, err := Check(context.Background(), option.Root(snaps+tc.tree))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,12 +80,12 @@ func TestPlaceholdersAreNotPhysics(t *testing.T) {
 // tunnel: the budget is what really bounds them, with the reason.
 func TestPlaceholderBudgets(t *testing.T) {
 	ctx := context.Background()
-	b, err := Explain(ctx, "eno1", budget.Workload{}, WithRoot(snaps+"i219-optiplex"))
+	b, err := Explain(ctx, "eno1", budget.Workload{}, option.Root(snaps+"i219-optiplex"))
 	if err != nil || b.Bound != budget.BoundEthernet || !strings.Contains(b.NoPCIe, "integrated in the chipset") || b.CeilingMbps.Nominal < 980 || b.CeilingMbps.Nominal > 990 {
 		t.Errorf("I219: %+v, %v; want an Ethernet-bound 987 Mb/s with the chipset named", b, err)
 	}
 
-	b, err = Explain(ctx, "eno1", budget.Workload{}, WithRoot(snaps+"x722-lewisburg"))
+	b, err = Explain(ctx, "eno1", budget.Workload{}, option.Root(snaps+"x722-lewisburg"))
 	if err != nil || b.Bound != budget.BoundEthernet || b.LimitingHop != "0000:b2:00.0" || len(b.Model.Hops) != 1 {
 		t.Fatalf("X722: %+v, %v; want Ethernet-bound with only the PCH uplink modelled", b, err)
 	}
@@ -92,7 +93,7 @@ func TestPlaceholderBudgets(t *testing.T) {
 		t.Errorf("the virtual switch port's token link: %+v", h)
 	}
 
-	b, err = Explain(ctx, "enp7s0", budget.Workload{}, WithRoot(snaps+"tb3-10g-enclosure"))
+	b, err = Explain(ctx, "enp7s0", budget.Workload{}, option.Root(snaps+"tb3-10g-enclosure"))
 	if err != nil || b.Bound != budget.BoundEthernet {
 		t.Fatalf("10GbE in a TB3 enclosure: %+v, %v", b, err)
 	}
@@ -107,7 +108,7 @@ func TestPlaceholderBudgets(t *testing.T) {
 		}
 	}
 
-	b, err = Explain(ctx, "enp7s0f0np0", budget.Workload{Ports: 1}, WithRoot(snaps+"tb3-25g-enclosure"))
+	b, err = Explain(ctx, "enp7s0f0np0", budget.Workload{Ports: 1}, option.Root(snaps+"tb3-25g-enclosure"))
 	if err != nil || b.Bound != budget.BoundTunnel || b.LimitingHop != "0000:03:01.0" || b.CeilingMbps.Nominal > 22001 || b.CeilingMbps.Nominal < 21999 {
 		t.Errorf("one 25GbE port in a TB3 enclosure: %+v, %v; want tunnel-bound at 22000 Mb/s", b, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // A spent read budget fails Inspect and Check at once with the named error
@@ -15,14 +16,14 @@ import (
 func TestReadBudget(t *testing.T) {
 	root := scaleTree(t, 64)
 	ctx := context.Background()
-	if h, err := Inspect(ctx, WithRoot(root), WithReadBudget(time.Nanosecond)); !errors.Is(err, ErrReadBudget) ||
+	if h, err := Inspect(ctx, option.Root(root), option.ReadBudget(time.Nanosecond)); !errors.Is(err, ErrReadBudget) ||
 		!errors.Is(err, context.DeadlineExceeded) || h != nil {
 		t.Errorf("Inspect = %v, %v; want ErrReadBudget", h, err)
 	}
-	if r, err := Check(ctx, WithRoot(root), WithReadBudget(time.Nanosecond)); !errors.Is(err, ErrReadBudget) || r != nil {
+	if r, err := Check(ctx, option.Root(root), option.ReadBudget(time.Nanosecond)); !errors.Is(err, ErrReadBudget) || r != nil {
 		t.Errorf("Check = %v, %v; want ErrReadBudget", r, err)
 	}
-	for _, opts := range [][]Option{{WithRoot(root)}, {WithRoot(root), WithReadBudget(0)}, {WithRoot(root), WithReadBudget(time.Hour)}} {
+	for _, opts := range [][]Option{{option.Root(root)}, {option.Root(root), option.ReadBudget(0)}, {option.Root(root), option.ReadBudget(time.Hour)}} {
 		h, err := Inspect(ctx, append(opts, WithPCIIDs("/nonexistent"))...)
 		if err != nil || len(h.Selected) != 64 {
 			t.Fatalf("Inspect = %v, %v", h, err)
@@ -34,11 +35,11 @@ func TestReadBudget(t *testing.T) {
 // call's start, for all its nicinfo calls; the live host none.
 func TestReadBudgetDefault(t *testing.T) {
 	before := time.Now()
-	o := buildOptions([]Option{WithRoot(t.TempDir())})
+	o := buildOptions([]Option{option.Root(t.TempDir())})
 	if o.deadline.Before(before.Add(nicinfo.DefaultReadBudget)) || o.deadline.After(time.Now().Add(nicinfo.DefaultReadBudget)) {
 		t.Errorf("deadline %v; want %v from now", o.deadline, nicinfo.DefaultReadBudget)
 	}
-	for _, opts := range [][]Option{{WithRoot("/")}, {WithRoot("")}, {WithRoot(t.TempDir()), WithReadBudget(0)}} {
+	for _, opts := range [][]Option{{option.Root("/")}, {option.Root("")}, {option.Root(t.TempDir()), option.ReadBudget(0)}} {
 		if o := buildOptions(opts); !o.deadline.IsZero() {
 			t.Errorf("deadline %v; want none", o.deadline)
 		}
@@ -60,8 +61,8 @@ func TestReadBudgetContext(t *testing.T) {
 		opts []Option
 		want func(time.Time) bool
 	}{
-		{"snapshot, sooner context", ctxSoon, []Option{WithRoot(root)}, func(d time.Time) bool { return d.Equal(soon) }},
-		{"snapshot, later context", ctxLate, []Option{WithRoot(root)}, func(d time.Time) bool {
+		{"snapshot, sooner context", ctxSoon, []Option{option.Root(root)}, func(d time.Time) bool { return d.Equal(soon) }},
+		{"snapshot, later context", ctxLate, []Option{option.Root(root)}, func(d time.Time) bool {
 			return d.Before(time.Now().Add(nicinfo.DefaultReadBudget + time.Second))
 		}},
 		{"live, sooner context", ctxSoon, nil, func(d time.Time) bool { return d.Equal(soon) }},

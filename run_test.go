@@ -14,6 +14,7 @@ import (
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/irq"
 	"github.com/nicdiag/nicdiag/monitor"
+	"github.com/nicdiag/nicdiag/option"
 	"github.com/nicdiag/nicdiag/stack"
 )
 
@@ -147,7 +148,7 @@ var fieldRuns = []runCase{{
 func TestFieldRunVerdicts(t *testing.T) {
 	for _, c := range fieldRuns {
 		t.Run(c.name, func(t *testing.T) {
-			h, err := nicdiag.Inspect(context.Background(), nicdiag.WithRoot(filepath.Join("testdata", "snapshots", c.snapshot)))
+			h, err := nicdiag.Inspect(context.Background(), option.Root(filepath.Join("testdata", "snapshots", c.snapshot)))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/nicdiag/nicdiag/internal/snaptest"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // scaleTree lays out n igb ports (8 functions a card) behind one PCIe
@@ -67,7 +68,7 @@ func BenchmarkCheckNICs(b *testing.B) {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				r, err := Check(context.Background(), WithRoot(root), WithPCIIDs("/nonexistent"))
+				r, err := Check(context.Background(), option.Root(root), WithPCIIDs("/nonexistent"))
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -83,7 +84,7 @@ func BenchmarkCheckNICs(b *testing.B) {
 // The scale tree is read as laid out: every port has its path, with the
 // card's link and the switch's uplink (the switch's inside is no link), and a budget.
 func TestScaleTree(t *testing.T) {
-	h, err := Inspect(context.Background(), WithRoot(scaleTree(t, 16)))
+	h, err := Inspect(context.Background(), option.Root(scaleTree(t, 16)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func BenchmarkListNICs(b *testing.B) {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				h, err := Inspect(context.Background(), WithRoot(root), WithPCIIDs("/nonexistent"), WithInventoryOnly())
+				h, err := Inspect(context.Background(), option.Root(root), WithPCIIDs("/nonexistent"), WithInventoryOnly())
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/nicdiag/nicdiag"
 	"github.com/nicdiag/nicdiag/exporter"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // A collector over a snapshot, written out once as a scrape would get it.
@@ -33,7 +34,7 @@ func ExampleCollector_WriteMetrics() {
 // collector.
 func ExampleWriteReport() {
 	start := time.Now()
-	r, err := nicdiag.Check(context.Background(), nicdiag.WithRoot("../testdata/snapshots/82576-minipcie-x1"))
+	r, err := nicdiag.Check(context.Background(), option.Root("../testdata/snapshots/82576-minipcie-x1"))
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/nicdiag/nicdiag"
+	"github.com/nicdiag/nicdiag/option"
 	"github.com/nicdiag/nicdiag/pcie"
 )
 
@@ -253,7 +254,7 @@ type snapshotMetrics struct {
 }
 
 func build(ctx context.Context, root string) (*snapshotMetrics, error) {
-	r, err := nicdiag.Check(ctx, nicdiag.WithRoot(root))
+	r, err := nicdiag.Check(ctx, option.Root(root))
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/nicdiag/nicdiag"
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/internal/snaptest"
+	"github.com/nicdiag/nicdiag/option"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -294,7 +295,7 @@ var counterLines = regexp.MustCompile(`(?m)^# (HELP|TYPE) nicdiag_check(s|_error
 func TestWriteReport(t *testing.T) {
 	for _, snap := range bundledSnapshots(t) {
 		served := exposition(t, New(WithRoot(snap)))
-		r, err := nicdiag.Check(context.Background(), nicdiag.WithRoot(snap))
+		r, err := nicdiag.Check(context.Background(), option.Root(snap))
 		if err != nil {
 			t.Fatal(err)
 		}

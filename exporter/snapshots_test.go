@@ -12,6 +12,7 @@ import (
 
 	"github.com/nicdiag/nicdiag"
 	"github.com/nicdiag/nicdiag/internal/snaptest"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // families lists the families every bundled snapshot's exposition has
@@ -48,7 +49,7 @@ func TestEverySnapshotFullyExported(t *testing.T) {
 	noNetdev := 0 // functions without a netdev, exported under their PCI address
 	for _, snap := range bundledSnapshots(t) {
 		name := filepath.Base(snap)
-		r, err := nicdiag.Check(context.Background(), nicdiag.WithRoot(snap))
+		r, err := nicdiag.Check(context.Background(), option.Root(snap))
 		if err != nil {
 			t.Errorf("%s: check: %v", name, err)
 			continue

@@ -14,6 +14,7 @@ import (
 
 	"github.com/nicdiag/nicdiag/internal/snaptest"
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 	"github.com/nicdiag/nicdiag/pcie"
 	"github.com/prometheus/procfs"
 )
@@ -42,7 +43,7 @@ func BenchmarkInterrupts(b *testing.B) {
 		root := procRoot(b, size[0], size[1])
 		name := fmt.Sprintf("%dcpu-%dirq", size[0], size[1])
 		b.Run("nicdiag/"+name, func(b *testing.B) {
-			o := newOptions([]Option{WithRoot(root)})
+			o := newOptions([]Option{option.Root(root)})
 			x := new(Interrupts)
 			k := kfile{path: interruptsFile}
 			defer k.close()
@@ -305,11 +306,11 @@ func BenchmarkSample(b *testing.B) {
 		check bool             // checkBenchSample holds
 	}
 	fixture := host{name: "fixture", check: true, enter: func(*testing.B) {}, new: func(b *testing.B) *Sampler {
-		nics, err := nicinfo.List(ctx, nicinfo.WithRoot(root), nicinfo.WithEthtool(nil))
+		nics, err := nicinfo.List(ctx, option.Root(root), nicinfo.WithEthtool(nil))
 		if err != nil || len(nics) != benchNICs {
 			b.Fatalf("%d NICs, %v", len(nics), err)
 		}
-		return benchSampler(b, nics, benchWatchPID, WithRoot(root), WithPCIe(addrs...))
+		return benchSampler(b, nics, benchWatchPID, option.Root(root), WithPCIe(addrs...))
 	}}
 	var th *throwawayHost
 	mounted := host{name: "mounted",

@@ -9,6 +9,7 @@ import (
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/internal/snaptest"
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 	"github.com/nicdiag/nicdiag/pcie"
 )
 
@@ -41,7 +42,7 @@ func TestCheck(t *testing.T) {
 		{Name: "eth3", Bus: nicinfo.BusPCI, PCI: pci("0000:05:00.0"), Queues: nicinfo.Queues{RX: 1, TX: 1}},
 		{Name: "veth0", Bus: nicinfo.BusVirtual, Queues: nicinfo.Queues{RX: 1, TX: 1}},
 	}
-	fs, err := checkNICs(context.Background(), nics, WithRoot(root))
+	fs, err := checkNICs(context.Background(), nics, option.Root(root))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func TestCheck(t *testing.T) {
 	}
 	// A 100 Mb/s single-queue NIC is only informational.
 	nics[1].Link.SpeedMbps = 100
-	fs, _ = checkNICs(context.Background(), nics[1:2], WithRoot(root))
+	fs, _ = checkNICs(context.Background(), nics[1:2], option.Root(root))
 	if len(fs) != 1 || fs[0].Severity != finding.Info {
 		t.Errorf("100M: %s", codes(fs))
 	}
@@ -72,7 +73,7 @@ func TestCheckSingleCPUHasNoSingleQueueVerdict(t *testing.T) {
 	})
 	nic := nicinfo.NIC{Name: "eth1", Bus: nicinfo.BusPCI, PCI: &nicinfo.PCIFunction{Address: "0000:03:00.0", IRQs: []int{50}},
 		Queues: nicinfo.Queues{RX: 1, TX: 1}, Link: nicinfo.Link{SpeedMbps: 1000}}
-	fs, err := checkNICs(context.Background(), []nicinfo.NIC{nic}, WithRoot(root))
+	fs, err := checkNICs(context.Background(), []nicinfo.NIC{nic}, option.Root(root))
 	if err != nil || len(fs) != 0 {
 		t.Errorf("one CPU: %s, %v; want no finding", codes(fs), err)
 	}

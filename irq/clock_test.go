@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/nicdiag/nicdiag/internal/snaptest"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // TestClock: each reading reads the clock of the four CPUs busiest in the
@@ -21,7 +22,7 @@ func TestClock(t *testing.T) {
 		cpu + "cpu3/cpufreq/scaling_max_freq": "2000000\n",
 		cpu + "cpu6/cpufreq/scaling_cur_freq": "900000\n",
 	})
-	s := &Sampler{o: newOptions([]Option{WithRoot(dir)})}
+	s := &Sampler{o: newOptions([]Option{option.Root(dir)})}
 	before := []CPURate{{CPU: 0, BusyPct: 5}, {CPU: 2, BusyPct: 90}, {CPU: 3, BusyPct: 50}, {CPU: 5, BusyPct: 70},
 		{CPU: 6, BusyPct: 1}, {CPU: 7}}
 	s.pickClockCPUs(before)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/nicdiag/nicdiag/internal/fsroot"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // writeCPUTree lays out /sys/devices/system/cpu under a new directory.
@@ -40,7 +41,7 @@ func TestReadCPUs(t *testing.T) {
 		"cpu0/cpufreq/scaling_max_freq":       "garbage\n",
 		"cpu0/cpufreq/energy_performance_pre": "x",
 	})
-	x, err := ReadCPUs(WithRoot(dir))
+	x, err := ReadCPUs(option.Root(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,10 +59,10 @@ func TestReadCPUs(t *testing.T) {
 
 // No online list: no answer. Online without topology: SMT unknown.
 func TestReadCPUsMissing(t *testing.T) {
-	if _, err := ReadCPUs(WithRoot(writeCPUTree(t, map[string]string{"possible": "0\n"}))); err == nil {
+	if _, err := ReadCPUs(option.Root(writeCPUTree(t, map[string]string{"possible": "0\n"}))); err == nil {
 		t.Error("no error without online")
 	}
-	x, err := ReadCPUs(WithRoot(writeCPUTree(t, map[string]string{"online": "0-1\n"})))
+	x, err := ReadCPUs(option.Root(writeCPUTree(t, map[string]string{"online": "0-1\n"})))
 	if err != nil || len(x.CPUs) != 2 || x.SMTKnown() {
 		t.Errorf("%+v %v", x, err)
 	}

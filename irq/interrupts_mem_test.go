@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // A 4096-CPU host with 1340 MSI-X vectors: a /proc/interrupts of 60 MB.
@@ -91,7 +92,7 @@ func TestInterruptsMemoryChild(t *testing.T) {
 	ctx := context.Background()
 	switch mode {
 	case "read":
-		x, err := ReadInterrupts(ctx, WithRoot(root))
+		x, err := ReadInterrupts(ctx, option.Root(root))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +102,7 @@ func TestInterruptsMemoryChild(t *testing.T) {
 		runtime.KeepAlive(x)
 	case "sampler":
 		now := time.Unix(1000, 0)
-		s, err := NewSampler(ctx, []nicinfo.NIC{{Name: "eth3"}}, WithRoot(root),
+		s, err := NewSampler(ctx, []nicinfo.NIC{{Name: "eth3"}}, option.Root(root),
 			withClock(func() time.Time { now = now.Add(time.Second); return now }))
 		if err != nil {
 			t.Fatal(err)
@@ -177,7 +178,7 @@ func TestInterruptsTooLarge(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "proc", "interrupts"), append(hdr.Bytes(), "\n  0: 1\n"...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadInterrupts(context.Background(), WithRoot(root)); !errors.Is(err, ErrTooLarge) {
+	if _, err := ReadInterrupts(context.Background(), option.Root(root)); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("a %d-byte line: %v", hdr.Len(), err)
 	}
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // writeLinkStats writes eth0's optional loss counters under root; a
@@ -65,7 +66,7 @@ func TestSamplerSysfsLosses(t *testing.T) {
 	root := lossHost(t)
 	writeLinkStats(t, root, 10, 20, 30, 40)
 	now := time.Unix(1000, 0)
-	s, err := NewSampler(context.Background(), []nicinfo.NIC{eth0}, WithRoot(root), WithInterval(time.Millisecond),
+	s, err := NewSampler(context.Background(), []nicinfo.NIC{eth0}, option.Root(root), WithInterval(time.Millisecond),
 		withClock(func() time.Time { return now }))
 	if err != nil {
 		t.Fatal(err)
@@ -122,7 +123,7 @@ func TestSamplerSysfsLosses(t *testing.T) {
 // older fixtures are: the read succeeds and says they are absent.
 func TestSysfsStatsOptional(t *testing.T) {
 	root := lossHost(t)
-	src := &sysfsStats{r: newOptions([]Option{WithRoot(root)}).root}
+	src := &sysfsStats{r: newOptions([]Option{option.Root(root)}).root}
 	c, err := src.counters("eth0")
 	if err != nil || c.Has != 0 || c.RXPackets != 1 {
 		t.Errorf("no optional files: %+v, %v", c, err)
@@ -241,7 +242,7 @@ func TestSamplerDriverLosses(t *testing.T) {
 		eth = lossCounters{"ethtool:rx_out_of_buffer": {LossNIC, outOfBuffer}, "ethtool:rx_pause_ctrl_phy": {LossPauseRX, pause}}
 	}
 	set(100, 50, 7)
-	s, err := NewSampler(context.Background(), []nicinfo.NIC{eth0}, WithRoot(root), WithInterval(time.Millisecond),
+	s, err := NewSampler(context.Background(), []nicinfo.NIC{eth0}, option.Root(root), WithInterval(time.Millisecond),
 		withClock(func() time.Time { return now }), withQueueStats(qs), withLossStats(ls))
 	if err != nil {
 		t.Fatal(err)
@@ -308,7 +309,7 @@ func TestSamplerPauseLosses(t *testing.T) {
 		return m, pauseErr
 	})
 	pause = pauseCounts{TX: 10, RX: 100, HasTX: true, HasRX: true}
-	s, err := NewSampler(context.Background(), []nicinfo.NIC{eth0}, WithRoot(root), WithInterval(time.Millisecond),
+	s, err := NewSampler(context.Background(), []nicinfo.NIC{eth0}, option.Root(root), WithInterval(time.Millisecond),
 		withClock(func() time.Time { return now }), withQueueStats(qs), withLossStats(nil), withPauseStats(ps))
 	if err != nil {
 		t.Fatal(err)
@@ -344,13 +345,13 @@ func TestSamplerPauseLosses(t *testing.T) {
 // TestSamplerLossesOffUnderRoot checks that a snapshot root does not read
 // the live host's ethtool loss counters by default.
 func TestSamplerLossesOffUnderRoot(t *testing.T) {
-	if o := newOptions([]Option{WithRoot(t.TempDir())}); o.pauseStats != nil {
+	if o := newOptions([]Option{option.Root(t.TempDir())}); o.pauseStats != nil {
 		t.Errorf("pause stats under a root: %T", o.pauseStats)
 	}
 	if o := newOptions([]Option{withPauseStats(nil)}); o.pauseStats != nil {
 		t.Error("withPauseStats(nil) did not turn them off")
 	}
-	if o := newOptions([]Option{WithRoot(t.TempDir())}); o.lossStats != nil {
+	if o := newOptions([]Option{option.Root(t.TempDir())}); o.lossStats != nil {
 		t.Errorf("loss stats under a root: %T", o.lossStats)
 	}
 	// The live default reads in the namespace of WithNetns, over the

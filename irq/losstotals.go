@@ -58,7 +58,7 @@ func (t *LossTotals) Get(name string) (uint64, bool) {
 }
 
 // ReadLossTotals reads iface's interface statistics
-// (/sys/class/net/IFACE/statistics under the root, WithRoot) and joins the
+// (/sys/class/net/IFACE/statistics under the root, option.Root) and joins the
 // loss counters among driverStats, a driver's `ethtool -S` counters (those
 // LossClassOf does not know are ignored), into its LossTotals. The
 // interface's loss counters are those the sampler reads: rx_dropped always

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/nicdiag/nicdiag/internal/snaptest"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 func TestLossClassOf(t *testing.T) {
@@ -31,7 +32,7 @@ func TestReadLossTotals(t *testing.T) {
 		"sys/class/net/eth0/statistics/rx_dropped": "7\n",
 	}
 	dir := snaptest.Write(t, base)
-	lt, err := ReadLossTotals("eth0", map[string]uint64{"rx_out_of_buffer": 5, "rx_packets": 9}, WithRoot(dir))
+	lt, err := ReadLossTotals("eth0", map[string]uint64{"rx_out_of_buffer": 5, "rx_packets": 9}, option.Root(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,11 +43,11 @@ func TestReadLossTotals(t *testing.T) {
 	if _, ok := lt.Get("sysfs:rx_missed_errors"); ok {
 		t.Error("an absent counter read")
 	}
-	if _, err := ReadLossTotals("eth1", nil, WithRoot(dir)); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := ReadLossTotals("eth1", nil, option.Root(dir)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("no statistics: %v", err)
 	}
 	snaptest.Add(t, dir, map[string]string{"sys/class/net/eth0/statistics/rx_fifo_errors": "-3\n"})
-	if _, err := ReadLossTotals("eth0", nil, WithRoot(dir)); !errors.Is(err, ErrMalformed) {
+	if _, err := ReadLossTotals("eth0", nil, option.Root(dir)); !errors.Is(err, ErrMalformed) {
 		t.Errorf("negative counter: %v", err)
 	}
 	var nilTotals *LossTotals

@@ -94,16 +94,6 @@ func newOptions(opts []Option) options {
 	return o
 }
 
-// WithRoot is option.Root.
-//
-// Deprecated: use option.Root.
-func WithRoot(dir string) option.Option { return option.Root(dir) }
-
-// WithReadDeadline is option.ReadDeadline.
-//
-// Deprecated: use option.ReadDeadline.
-func WithReadDeadline(t time.Time) option.Option { return option.ReadDeadline(t) }
-
 // WithInterval sets the time between samples (default 1s).
 func WithInterval(d time.Duration) Option {
 	return own(func(o *options) { o.interval = d })

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // aerFile renders an AER statistics file as Linux 6.x writes it, with the
@@ -64,7 +66,7 @@ func TestSamplerPCIe(t *testing.T) {
 	pciFunction(t, root, nic, nicFunction("8.0 GT/s PCIe\n", "8\n", 10, 0, 3))
 	pciFunction(t, root, conv, map[string]string{"vendor": "0x8086\n"}) // conventional PCI: no link or AER files
 	now := time.Unix(1000, 0)
-	s, err := NewSampler(context.Background(), nil, WithRoot(root), WithInterval(time.Millisecond),
+	s, err := NewSampler(context.Background(), nil, option.Root(root), WithInterval(time.Millisecond),
 		withClock(func() time.Time { return now }),
 		WithPCIe("01:00.0", conv, "0000:05:00.0", "bogus"))
 	if err != nil {
@@ -124,7 +126,7 @@ func TestSamplerPCIeMalformed(t *testing.T) {
 	f["aer_dev_fatal"] = "TOTAL_ERR_FATAL x\n"
 	f["aer_dev_nonfatal"] = "DLP 0\n"
 	pciFunction(t, root, "0000:01:00.0", f)
-	st := pcieStates(nil, []pciRead{readPCIFunction(newOptions([]Option{WithRoot(root)}).root, "0000:01:00.0", new([]byte))})[0]
+	st := pcieStates(nil, []pciRead{readPCIFunction(newOptions([]Option{option.Root(root)}).root, "0000:01:00.0", new([]byte))})[0]
 	for _, want := range []string{
 		`current_link_speed: pcie: malformed link speed: "fast"`,
 		"aer_dev_nonfatal: pcie: malformed AER counters: no TOTAL_ERR_NONFATAL line",

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/prometheus/procfs"
+
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // writeStat replaces <root>/proc/stat with per-CPU lines (user nice system
@@ -38,7 +40,7 @@ func TestSamplerCPUTimeSplit(t *testing.T) {
 		"cpu0 1000 100 300 5000 50 20 40 60 7 0",
 		"cpu1 10 0 0 500 0 0 0 0 0 0")
 	now := time.Unix(1000, 0)
-	s, err := NewSampler(context.Background(), nil, WithRoot(root), WithInterval(time.Millisecond),
+	s, err := NewSampler(context.Background(), nil, option.Root(root), WithInterval(time.Millisecond),
 		withClock(func() time.Time { return now }))
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/nicdiag/nicdiag/internal/snaptest"
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 func TestClassify(t *testing.T) {
@@ -52,7 +53,7 @@ func TestMapQueuesVirtioByMSI(t *testing.T) {
 	})
 	x := mustParse(t, string(b))
 	nic := nicinfo.NIC{Name: "eth0", Bus: nicinfo.BusPCI, PCI: &nicinfo.PCIFunction{Address: "0000:00:03.0", IRQs: []int{37, 38, 39}}}
-	nq := MapQueues(nic, x, WithRoot(root))
+	nq := MapQueues(nic, x, option.Root(root))
 	if nq.MatchedBy != MatchMSI || len(nq.Queues) != 3 {
 		t.Fatalf("MapQueues = %+v", nq)
 	}
@@ -69,7 +70,7 @@ func TestMapQueuesVirtioByMSI(t *testing.T) {
 	}
 	// Without msi_irqs the chip name (PCI-MSIX-BDF) and action names find the same vectors.
 	nic.PCI.IRQs = nil
-	nq = MapQueues(nic, x, WithRoot(root))
+	nq = MapQueues(nic, x, option.Root(root))
 	if nq.MatchedBy != MatchName || len(nq.Queues) != 3 || nq.Queues[1].Kind != KindRX {
 		t.Errorf("by name: %+v", nq)
 	}
@@ -86,12 +87,12 @@ func TestMapQueuesSingleVector(t *testing.T) {
 `)
 	root := t.TempDir()
 	rt := nicinfo.NIC{Name: "enp3s0", Bus: nicinfo.BusPCI, PCI: &nicinfo.PCIFunction{Address: "0000:03:00.0", IRQs: []int{30}}}
-	nq := MapQueues(rt, x, WithRoot(root))
+	nq := MapQueues(rt, x, option.Root(root))
 	if len(nq.Queues) != 1 || nq.Queues[0].Kind != KindTxRx || nq.Queues[0].Index != 0 {
 		t.Errorf("single vector: %+v", nq)
 	}
 	igb := nicinfo.NIC{Name: "eth0", Bus: nicinfo.BusPCI}
-	nq = MapQueues(igb, x, WithRoot(root))
+	nq = MapQueues(igb, x, option.Root(root))
 	if len(nq.Queues) != 3 || nq.Queues[0].Kind != KindOther || len(nq.DataQueues()) != 2 {
 		t.Errorf("igb by name: %+v", nq)
 	}

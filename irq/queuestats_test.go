@@ -14,6 +14,7 @@ import (
 
 	"github.com/nicdiag/nicdiag/internal/netnstest"
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 	"github.com/safchain/ethtool"
 )
 
@@ -196,7 +197,7 @@ func TestSamplerQueueRatesAcrossReset(t *testing.T) {
 	}
 	set(1000, 1_500_000, 7)
 	nic := nicinfo.NIC{Name: "eth0", Bus: nicinfo.BusPCI, PCI: &nicinfo.PCIFunction{Address: "0000:00:03.0", IRQs: []int{38}}}
-	s, err := NewSampler(context.Background(), []nicinfo.NIC{nic}, WithRoot(root), WithInterval(time.Millisecond),
+	s, err := NewSampler(context.Background(), []nicinfo.NIC{nic}, option.Root(root), WithInterval(time.Millisecond),
 		withClock(func() time.Time { return now }), withQueueStats(fake))
 	if err != nil {
 		t.Fatal(err)
@@ -259,7 +260,7 @@ func TestSamplerQueueRatesAcrossReset(t *testing.T) {
 // TestSamplerQueueStatsOffUnderRoot checks that a snapshot root does not
 // read the live host's ethtool counters by default.
 func TestSamplerQueueStatsOffUnderRoot(t *testing.T) {
-	if o := newOptions([]Option{WithRoot(t.TempDir())}); o.queueStats != nil {
+	if o := newOptions([]Option{option.Root(t.TempDir())}); o.queueStats != nil {
 		t.Errorf("queue stats under a root: %T", o.queueStats)
 	}
 	if o := newOptions(nil); o.queueStats == nil {

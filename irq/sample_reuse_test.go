@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // TestNextIntoMatchesNext samples the large host of BenchmarkSample with
@@ -22,13 +23,13 @@ import (
 func TestNextIntoMatchesNext(t *testing.T) {
 	ctx := context.Background()
 	root, addrs := benchHost(t)
-	nics, err := nicinfo.List(ctx, nicinfo.WithRoot(root), nicinfo.WithEthtool(nil))
+	nics, err := nicinfo.List(ctx, option.Root(root), nicinfo.WithEthtool(nil))
 	if err != nil || len(nics) != benchNICs {
 		t.Fatalf("%d NICs, %v", len(nics), err)
 	}
 	newSampler := func() *Sampler {
 		now := time.Unix(1_000_000, 0)
-		s, err := NewSampler(ctx, nics, WithRoot(root), WithPCIe(addrs...),
+		s, err := NewSampler(ctx, nics, option.Root(root), WithPCIe(addrs...),
 			withClock(func() time.Time { now = now.Add(time.Second); return now }))
 		if err != nil {
 			t.Fatal(err)
@@ -106,7 +107,7 @@ func TestNextIntoWaitAllocatesNothing(t *testing.T) {
 		write(t, root, "sys/class/net/eth0/statistics/"+f, "0\n") // as sysfs has them: no file to look for again
 	}
 	nic := nicinfo.NIC{Name: "eth0", Bus: nicinfo.BusPCI, PCI: &nicinfo.PCIFunction{Address: "0000:00:03.0", IRQs: []int{38}}}
-	s, err := NewSampler(context.Background(), []nicinfo.NIC{nic}, WithRoot(root), WithInterval(time.Millisecond))
+	s, err := NewSampler(context.Background(), []nicinfo.NIC{nic}, option.Root(root), WithInterval(time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // hostState is the counters of a fake 2- or 3-CPU host.
@@ -88,7 +89,7 @@ func TestSamplerRatesWrapResetHotplug(t *testing.T) {
 	now := time.Unix(1000, 0)
 	clock := func() time.Time { return now }
 	nic := nicinfo.NIC{Name: "eth0", Bus: nicinfo.BusPCI, PCI: &nicinfo.PCIFunction{Address: "0000:00:03.0", IRQs: []int{38}}}
-	s, err := NewSampler(context.Background(), []nicinfo.NIC{nic}, WithRoot(root), WithInterval(time.Millisecond), withClock(clock))
+	s, err := NewSampler(context.Background(), []nicinfo.NIC{nic}, option.Root(root), WithInterval(time.Millisecond), withClock(clock))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +155,7 @@ func TestSamplerCancel(t *testing.T) {
 	root := t.TempDir()
 	hostState{cpus: []int{0, 1}, irq38: []uint64{0, 0}, stat: [][3]int{{0, 1, 0}, {0, 1, 0}},
 		netRX: []uint64{0, 0, 0}, softnet: [][3]uint32{{}, {}}}.write(t, root)
-	s, err := NewSampler(context.Background(), nil, WithRoot(root), WithInterval(time.Hour))
+	s, err := NewSampler(context.Background(), nil, option.Root(root), WithInterval(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +190,7 @@ func TestSamplerZeroInterval(t *testing.T) {
 	a.write(t, root)
 	now := time.Unix(1000, 0)
 	nic := nicinfo.NIC{Name: "eth0", Bus: nicinfo.BusPCI, PCI: &nicinfo.PCIFunction{Address: "0000:00:03.0", IRQs: []int{38}}}
-	s, err := NewSampler(context.Background(), []nicinfo.NIC{nic}, WithRoot(root), WithInterval(time.Millisecond),
+	s, err := NewSampler(context.Background(), []nicinfo.NIC{nic}, option.Root(root), WithInterval(time.Millisecond),
 		withClock(func() time.Time { return now }))
 	if err != nil {
 		t.Fatal(err)

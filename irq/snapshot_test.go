@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // TestMapQueuesSnapshots maps the queues of real machines' snapshots
@@ -27,15 +28,15 @@ func TestMapQueuesSnapshots(t *testing.T) {
 		if _, err := os.Stat(root + "/proc/interrupts"); err != nil {
 			t.Skipf("snapshot %s not there yet: %v", tc.snap, err)
 		}
-		nic, err := nicinfo.Get(context.Background(), tc.nic, nicinfo.WithRoot(root))
+		nic, err := nicinfo.Get(context.Background(), tc.nic, option.Root(root))
 		if err != nil {
 			t.Fatalf("%s: %v", tc.snap, err)
 		}
-		x, err := ReadInterrupts(context.Background(), WithRoot(root))
+		x, err := ReadInterrupts(context.Background(), option.Root(root))
 		if err != nil {
 			t.Fatalf("%s: %v", tc.snap, err)
 		}
-		nq := MapQueues(*nic, x, WithRoot(root))
+		nq := MapQueues(*nic, x, option.Root(root))
 		var got []string
 		for _, q := range nq.Queues {
 			got = append(got, fmt.Sprintf("%d %s-%d", q.IRQ, q.Kind, q.Index))
@@ -57,8 +58,8 @@ func TestReadDeadline(t *testing.T) {
 	ctx := context.Background()
 	past := time.Now().Add(-time.Second)
 	for _, opts := range [][]Option{
-		{WithRoot(root), WithReadDeadline(past)},
-		{WithReadDeadline(past), WithRoot(root)},
+		{option.Root(root), option.ReadDeadline(past)},
+		{option.ReadDeadline(past), option.Root(root)},
 	} {
 		if x, err := ReadInterrupts(ctx, opts...); !errors.Is(err, context.DeadlineExceeded) || x != nil {
 			t.Errorf("ReadInterrupts past its deadline = %v, %v; want context.DeadlineExceeded", x, err)
@@ -67,7 +68,7 @@ func TestReadDeadline(t *testing.T) {
 			t.Errorf("ReadCPUs past its deadline: %v; want context.DeadlineExceeded", err)
 		}
 	}
-	x, err := ReadInterrupts(ctx, WithRoot(root), WithReadDeadline(time.Now().Add(time.Hour)))
+	x, err := ReadInterrupts(ctx, option.Root(root), option.ReadDeadline(time.Now().Add(time.Hour)))
 	if err != nil || len(x.Lines) == 0 {
 		t.Errorf("ReadInterrupts before its deadline = %v, %v", x, err)
 	}

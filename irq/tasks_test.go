@@ -18,6 +18,8 @@ import (
 	"unsafe"
 
 	"github.com/prometheus/procfs"
+
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // fakeTask is one task of a fixture /proc.
@@ -100,7 +102,7 @@ func watchedHost(t *testing.T, opts ...Option) (string, *Sampler, *time.Time) {
 	hostState{cpus: []int{0, 1}, irq38: []uint64{0, 0}, stat: [][3]int{{0, 1, 0}, {0, 1, 0}},
 		netRX: []uint64{0, 0, 0}, softnet: [][3]uint32{{}, {}}}.write(t, root)
 	now := time.Unix(1000, 0)
-	opts = append([]Option{WithRoot(root), WithInterval(time.Millisecond), withClock(func() time.Time { return now })}, opts...)
+	opts = append([]Option{option.Root(root), WithInterval(time.Millisecond), withClock(func() time.Time { return now })}, opts...)
 	s, err := NewSampler(context.Background(), nil, opts...)
 	if err != nil {
 		t.Fatal(err)
@@ -473,7 +475,7 @@ func BenchmarkSampleThreads(b *testing.B) {
 				release := osThreads(b, 200)
 				defer release()
 			}
-			s := &Sampler{o: newOptions([]Option{WithRoot(mode.root)}), prev: new(reading), cur: new(reading)}
+			s := &Sampler{o: newOptions([]Option{option.Root(mode.root)}), prev: new(reading), cur: new(reading)}
 			s.Watch(mode.pid)
 			s.watch.mode = mode.mode
 			s.readTasks(s.prev)

@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // wideRoot writes a host tree of ncpu CPUs: /proc/stat, /proc/softirqs,
@@ -75,7 +77,7 @@ func TestRunMemoryFlat(t *testing.T) {
 	}
 	root := wideRoot(t, 64)
 	ctx := context.Background()
-	run, err := Start(ctx, nil, WithRoot(root), WithInterval(MinInterval))
+	run, err := Start(ctx, nil, option.Root(root), WithInterval(MinInterval))
 	if err != nil {
 		t.Fatal(err)
 	}

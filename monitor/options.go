@@ -73,11 +73,6 @@ func WithDuration(d time.Duration) Option {
 	return own(func(o *options) { o.duration = d })
 }
 
-// WithRoot is option.Root.
-//
-// Deprecated: use option.Root.
-func WithRoot(dir string) option.Option { return option.Root(dir) }
-
 // WithNetns reads the NICs' packet counters in the network namespace whose
 // file is at path (see irq.WithNetns): for NICs that live in a namespace
 // other than the caller's, such as a veth pair of a test bed.

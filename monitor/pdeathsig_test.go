@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nicdiag/nicdiag/internal/procs"
+	"github.com/nicdiag/nicdiag/option"
 	"golang.org/x/sys/unix"
 )
 
@@ -26,7 +27,7 @@ func TestRunCommandOutlivesStartingThread(t *testing.T) {
 	}
 	ch := make(chan started, 1)
 	onEndingThread(func() {
-		run, err := Start(context.Background(), nil, WithRoot(snap), WithInterval(20*time.Millisecond), WithCommand(cmd))
+		run, err := Start(context.Background(), nil, option.Root(snap), WithInterval(20*time.Millisecond), WithCommand(cmd))
 		ch <- started{run, unix.Gettid(), err}
 	})
 	s := <-ch

@@ -85,7 +85,7 @@ func TestRunEndsCommandTree(t *testing.T) {
 			}
 			defer func() { own.Process.Kill(); own.Wait() }()
 
-			run, err := Start(context.Background(), nil, WithRoot(snap), WithInterval(20*time.Millisecond),
+			run, err := Start(context.Background(), nil, option.Root(snap), WithInterval(20*time.Millisecond),
 				WithCommand(exec.Command("sh", "-c", script)))
 			if err != nil {
 				t.Fatal(err)
@@ -145,7 +145,7 @@ func TestRunCommandExitLeftovers(t *testing.T) {
 	cmd := exec.Command("sh", "-c", "sleep "+mark+" & echo bye; exit 7")
 	cmd.Stdout = &out
 	start := time.Now()
-	run, err := Start(context.Background(), nil, WithRoot(snap), WithInterval(20*time.Millisecond), WithCommand(cmd))
+	run, err := Start(context.Background(), nil, option.Root(snap), WithInterval(20*time.Millisecond), WithCommand(cmd))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/internal/snaptest"
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // snap is a bundled snapshot: its counters never move, so a run over it
@@ -24,7 +25,7 @@ const snap = "../testdata/snapshots/82576-minipcie-x1"
 
 func snapNICs(t *testing.T, root string) []nicinfo.NIC {
 	t.Helper()
-	nics, err := nicinfo.List(context.Background(), nicinfo.WithRoot(root))
+	nics, err := nicinfo.List(context.Background(), option.Root(root))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func snapNICs(t *testing.T, root string) []nicinfo.NIC {
 func TestRunSnapshot(t *testing.T) {
 	var rec bytes.Buffer
 	static := finding.Finding{Code: finding.IRQAffinityConcentrate, Severity: finding.Warn, Subject: "enp1s0f0", Summary: "static"}
-	run, err := Start(context.Background(), NICs(snapNICs(t, snap)...), WithRoot(snap), WithInterval(10*time.Millisecond),
+	run, err := Start(context.Background(), NICs(snapNICs(t, snap)...), option.Root(snap), WithInterval(10*time.Millisecond),
 		WithDuration(200*time.Millisecond), WithRecord(&rec), WithFindings(static))
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +98,7 @@ func TestRunSnapshot(t *testing.T) {
 // TestRunStopEarly: Stop without Next drops the partial interval and keeps
 // the samples taken; a run without NICs still samples CPUs.
 func TestRunStopEarly(t *testing.T) {
-	run, err := Start(context.Background(), nil, WithRoot(snap), WithInterval(20*time.Millisecond))
+	run, err := Start(context.Background(), nil, option.Root(snap), WithInterval(20*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func TestRunStopEarly(t *testing.T) {
 // error.
 func TestRunInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	run, err := Start(ctx, nil, WithRoot(snap), WithInterval(10*time.Millisecond))
+	run, err := Start(ctx, nil, option.Root(snap), WithInterval(10*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +155,7 @@ func TestRunCommandExitStatus(t *testing.T) {
 	cmd := exec.Command("sh", "-c", "echo from-command; read x; exit 3")
 	cmd.Stdin, cmd.Stdout = stdin, &out
 	start := time.Now()
-	run, err := Start(context.Background(), nil, WithRoot(snap), WithInterval(20*time.Millisecond), WithCommand(cmd), WithRecord(&rec))
+	run, err := Start(context.Background(), nil, option.Root(snap), WithInterval(20*time.Millisecond), WithCommand(cmd), WithRecord(&rec))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +196,7 @@ func TestRunCommandExitStatus(t *testing.T) {
 func TestRunCommandInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.Command("sleep", "30")
-	run, err := Start(ctx, nil, WithRoot(snap), WithInterval(20*time.Millisecond), WithCommand(cmd))
+	run, err := Start(ctx, nil, option.Root(snap), WithInterval(20*time.Millisecond), WithCommand(cmd))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +221,7 @@ func TestRunCommandInterrupted(t *testing.T) {
 
 func TestRunCommandCannotStart(t *testing.T) {
 	var rec bytes.Buffer
-	_, err := Start(context.Background(), nil, WithRoot(snap), WithCommand(exec.Command("/nonexistent/nicdiag-test")), WithRecord(&rec))
+	_, err := Start(context.Background(), nil, option.Root(snap), WithCommand(exec.Command("/nonexistent/nicdiag-test")), WithRecord(&rec))
 	if !errors.Is(err, ErrCommandStart) || !errors.Is(err, fs.ErrNotExist) ||
 		!strings.HasPrefix(err.Error(), "monitor: cannot start /nonexistent/nicdiag-test: ") {
 		t.Errorf("err = %v", err)
@@ -235,7 +236,7 @@ func TestRunCommandCannotStart(t *testing.T) {
 func TestRunSamplerFails(t *testing.T) {
 	root := snaptest.Copy(t, snap)
 	recPath := filepath.Join(t.TempDir(), "run.jsonl")
-	run, err := Start(context.Background(), nil, WithRoot(root), WithInterval(20*time.Millisecond),
+	run, err := Start(context.Background(), nil, option.Root(root), WithInterval(20*time.Millisecond),
 		WithCommand(exec.Command("sleep", "30")), WithRecordFile(recPath))
 	if err != nil {
 		t.Fatal(err)
@@ -269,7 +270,7 @@ func TestRunSamplerFails(t *testing.T) {
 // TestRunRecordError: a record that cannot be written does not fail the
 // run; Stop returns the result and a RecordError.
 func TestRunRecordError(t *testing.T) {
-	run, err := Start(context.Background(), nil, WithRoot(snap), WithInterval(10*time.Millisecond),
+	run, err := Start(context.Background(), nil, option.Root(snap), WithInterval(10*time.Millisecond),
 		WithDuration(50*time.Millisecond), WithRecord(errWriter{}))
 	if err != nil {
 		t.Fatal(err)
@@ -280,18 +281,18 @@ func TestRunRecordError(t *testing.T) {
 		err.Error() != "monitor: writing the record: disk full" {
 		t.Errorf("Stop: %v, %v", res, err)
 	}
-	if _, err := Start(context.Background(), nil, WithRoot(snap), WithRecordFile(filepath.Join(t.TempDir(), "no", "dir.jsonl"))); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := Start(context.Background(), nil, option.Root(snap), WithRecordFile(filepath.Join(t.TempDir(), "no", "dir.jsonl"))); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("record file in a missing directory: %v", err)
 	}
 }
 
 func TestRunBadInterval(t *testing.T) {
 	for _, d := range []time.Duration{0, -time.Second, time.Nanosecond, MinInterval - 1} {
-		if _, err := Start(context.Background(), nil, WithRoot(snap), WithInterval(d)); !errors.Is(err, ErrInterval) {
+		if _, err := Start(context.Background(), nil, option.Root(snap), WithInterval(d)); !errors.Is(err, ErrInterval) {
 			t.Errorf("interval %v: %v", d, err)
 		}
 	}
-	if _, err := Start(context.Background(), nil, WithRoot(t.TempDir())); err == nil {
+	if _, err := Start(context.Background(), nil, option.Root(t.TempDir())); err == nil {
 		t.Error("a root without /proc started")
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // TestRunClosesSamplerFiles: the sampler keeps the files it reads open
@@ -34,7 +36,7 @@ func TestRunClosesSamplerFiles(t *testing.T) {
 	before := open()
 	// No duration: the run samples until Stop, so the files are still open
 	// when counted however slow the machine.
-	run, err := Start(context.Background(), NICs(snapNICs(t, snap)...), WithRoot(snap), WithInterval(10*time.Millisecond))
+	run, err := Start(context.Background(), NICs(snapNICs(t, snap)...), option.Root(snap), WithInterval(10*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}

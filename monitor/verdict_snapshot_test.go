@@ -10,6 +10,7 @@ import (
 	"github.com/nicdiag/nicdiag"
 	"github.com/nicdiag/nicdiag/irq"
 	"github.com/nicdiag/nicdiag/monitor"
+	"github.com/nicdiag/nicdiag/option"
 	"github.com/nicdiag/nicdiag/stack"
 )
 
@@ -17,7 +18,7 @@ import (
 // start of a real run.
 func snapshotLimits(t *testing.T, name string) []monitor.Limits {
 	t.Helper()
-	h, err := nicdiag.Inspect(context.Background(), nicdiag.WithRoot(filepath.Join("..", "testdata", "snapshots", name)))
+	h, err := nicdiag.Inspect(context.Background(), option.Root(filepath.Join("..", "testdata", "snapshots", name)))
 	if err != nil {
 		t.Fatal(err)
 	}

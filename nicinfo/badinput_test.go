@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // Damaged snapshot files give a partial record and a named Missing entry,
@@ -56,7 +58,7 @@ func TestBadInput(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			nics, err := List(context.Background(), WithRoot(dir))
+			nics, err := List(context.Background(), option.Root(dir))
 			if err != nil {
 				t.Fatalf("List failed as a whole: %v", err)
 			}
@@ -92,7 +94,7 @@ func TestEscapingSymlink(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "sys/class/net/evil2"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	nics, err := List(context.Background(), WithRoot(dir))
+	nics, err := List(context.Background(), option.Root(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +119,7 @@ func TestListKeepsInterfaceWithoutIfindex(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "sys/devices/pci0000:00/0000:00:1c.0/0000:01:00.0/net/enp1s0f0/ifindex")); err != nil {
 		t.Fatal(err)
 	}
-	nics, err := List(context.Background(), WithRoot(dir))
+	nics, err := List(context.Background(), option.Root(dir))
 	if err != nil {
 		t.Fatal(err)
 	}

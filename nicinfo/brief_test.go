@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync"
 	"testing"
+
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // countingSource answers from a snapshot's files and counts what was
@@ -55,12 +57,12 @@ func newCounting(dir string, bus map[string]string) *countingSource {
 func TestSoftwareBrief(t *testing.T) {
 	dir := needSnap(t, "firecracker-virtio-vm")
 	ctx := context.Background()
-	full, err := List(ctx, WithRoot(dir))
+	full, err := List(ctx, option.Root(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
 	src := newCounting(dir, nil)
-	brief, err := List(ctx, WithRoot(dir), WithSoftwareBrief(), WithEthtool(src))
+	brief, err := List(ctx, option.Root(dir), WithSoftwareBrief(), WithEthtool(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +93,7 @@ func TestSoftwareBrief(t *testing.T) {
 
 	// A driver that set no device link but names its PCI function.
 	src = newCounting(dir, map[string]string{"ifb1": "0000:00:05.0"})
-	brief, err = List(ctx, WithRoot(dir), WithSoftwareBrief(), WithEthtool(src))
+	brief, err = List(ctx, option.Root(dir), WithSoftwareBrief(), WithEthtool(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +107,7 @@ func TestSoftwareBrief(t *testing.T) {
 	}
 
 	// A source without DriverInfo (the snapshot's own) is trimmed to it.
-	brief, err = List(ctx, WithRoot(dir), WithSoftwareBrief())
+	brief, err = List(ctx, option.Root(dir), WithSoftwareBrief())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // A spent read budget stops List at once with the named error (which is
@@ -14,14 +16,14 @@ import (
 func TestReadBudget(t *testing.T) {
 	dir := needSnap(t, "xeon-i350-sriov-bcm5709")
 	ctx := context.Background()
-	want, err := List(ctx, WithRoot(dir), WithPCIIDs("testdata/pci.ids"))
+	want, err := List(ctx, option.Root(dir), WithPCIIDs("testdata/pci.ids"))
 	if err != nil || len(want) < 8 {
 		t.Fatalf("List = %d NICs, %v", len(want), err)
 	}
 	for _, opts := range [][]Option{
-		{WithRoot(dir), WithReadBudget(time.Nanosecond)},
-		{WithReadBudget(time.Nanosecond), WithRoot(dir)}, // either order
-		{WithRoot(dir), WithReadDeadline(time.Now().Add(-time.Second))},
+		{option.Root(dir), option.ReadBudget(time.Nanosecond)},
+		{option.ReadBudget(time.Nanosecond), option.Root(dir)}, // either order
+		{option.Root(dir), option.ReadDeadline(time.Now().Add(-time.Second))},
 	} {
 		start := time.Now()
 		nics, err := List(ctx, append(opts, WithPCIIDs("testdata/pci.ids"))...)
@@ -39,9 +41,9 @@ func TestReadBudget(t *testing.T) {
 		}
 	}
 	for _, opts := range [][]Option{
-		{WithRoot(dir)},
-		{WithRoot(dir), WithReadBudget(time.Hour)},
-		{WithRoot(dir), WithReadBudget(0)},
+		{option.Root(dir)},
+		{option.Root(dir), option.ReadBudget(time.Hour)},
+		{option.Root(dir), option.ReadBudget(0)},
 	} {
 		got, err := List(ctx, append(opts, WithPCIIDs("testdata/pci.ids"))...)
 		if err != nil || len(got) != len(want) {
@@ -60,7 +62,7 @@ func TestReadBudget(t *testing.T) {
 func TestDefaultReadBudget(t *testing.T) {
 	dir := needSnap(t, "virtio-kvm")
 	before := time.Now()
-	o := buildOptions([]Option{WithRoot(dir)})
+	o := buildOptions([]Option{option.Root(dir)})
 	dl, ok := o.root.Deadline()
 	if !ok || dl.Before(before.Add(DefaultReadBudget)) || dl.After(time.Now().Add(DefaultReadBudget)) {
 		t.Errorf("snapshot deadline %v, %v; want %v from now", dl, ok, DefaultReadBudget)
@@ -70,15 +72,15 @@ func TestDefaultReadBudget(t *testing.T) {
 	} else if edl, _ := fe.root.Deadline(); !edl.Equal(dl) {
 		t.Errorf("ethtool deadline %v, root %v", edl, dl)
 	}
-	if _, ok := buildOptions([]Option{WithRoot(dir), WithReadBudget(-1)}).root.Deadline(); ok {
-		t.Error("WithReadBudget(-1) left a deadline")
+	if _, ok := buildOptions([]Option{option.Root(dir), option.ReadBudget(-1)}).root.Deadline(); ok {
+		t.Error("option.ReadBudget(-1) left a deadline")
 	}
-	if _, ok := buildOptions([]Option{WithRoot("/")}).root.Deadline(); ok {
+	if _, ok := buildOptions([]Option{option.Root("/")}).root.Deadline(); ok {
 		t.Error("the live host got a deadline")
 	}
 	// A partial read names the budget in Missing: the deadline passes after
 	// the interface list, before the NIC's files.
-	o = buildOptions([]Option{WithRoot(dir), WithPCIIDs("testdata/pci.ids")})
+	o = buildOptions([]Option{option.Root(dir), WithPCIIDs("testdata/pci.ids")})
 	o.root = o.root.WithBudget(time.Nanosecond)
 	time.Sleep(time.Millisecond)
 	nics, err := build(context.Background(), o, []string{"eth0"})

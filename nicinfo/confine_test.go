@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nicdiag/nicdiag/internal/fsroot"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // virtioFn is eth0's PCI function in the virtio-kvm snapshot.
@@ -64,7 +65,7 @@ func TestEthtoolSymlinkOutOfSnapshot(t *testing.T) {
 		if !errors.Is(err, fsroot.ErrEscape) {
 			t.Errorf("abs %v: Answers = %+v, %v; want fsroot.ErrEscape", abs, a, err)
 		}
-		n, err := Get(context.Background(), "eth0", WithRoot(dir))
+		n, err := Get(context.Background(), "eth0", option.Root(dir))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,10 +94,10 @@ func TestPCIIDsSymlinkOutOfSnapshot(t *testing.T) {
 	symlink(t, host, filepath.Join(dir, host)) // the snapshot's copy of the host path
 	var q PCIQuery
 	q.Add(0x1af4, 0x1041, 0, 0, 0x020000)
-	if names, err := LookupNames(&q, WithRoot(dir)); !errors.Is(err, fsroot.ErrEscape) || !errors.Is(err, os.ErrPermission) {
+	if names, err := LookupNames(&q, option.Root(dir)); !errors.Is(err, fsroot.ErrEscape) || !errors.Is(err, os.ErrPermission) {
 		t.Errorf("LookupNames = %+v, %v; want fsroot.ErrEscape and os.ErrPermission", names, err)
 	}
-	n, err := Get(context.Background(), "eth0", WithRoot(dir))
+	n, err := Get(context.Background(), "eth0", option.Root(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,9 +117,9 @@ func TestHostPCIIDsReadable(t *testing.T) {
 	var q PCIQuery
 	q.Add(0x1af4, 0x1041, 0, 0, 0x020000)
 	for _, opts := range [][]Option{
-		{WithRoot("/")},
-		{WithRoot(needSnap(t, "virtio-kvm"))},
-		{WithRoot(needSnap(t, "virtio-kvm")), WithPCIIDs(link)},
+		{option.Root("/")},
+		{option.Root(needSnap(t, "virtio-kvm"))},
+		{option.Root(needSnap(t, "virtio-kvm")), WithPCIIDs(link)},
 	} {
 		names, err := LookupNames(&q, opts...)
 		if err != nil || names.Device(0x1af4, 0x1041) != "Host NIC" || names.source != link {
@@ -178,7 +179,7 @@ func TestFIFOsInSnapshot(t *testing.T) {
 	}
 	var n *NIC
 	var err error
-	within(t, func() { n, err = Get(context.Background(), "eth0", WithRoot(dir)) }, releases...)
+	within(t, func() { n, err = Get(context.Background(), "eth0", option.Root(dir)) }, releases...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +215,7 @@ func TestNoNetdevIgnoresGHWFiles(t *testing.T) {
 			release := c.hostile(t, filepath.Join(dir, fn1+c.file))
 			var fs []NoNetdevFunction
 			var err error
-			within(t, func() { fs, err = NoNetdev(context.Background(), WithRoot(dir), WithPCIIDs("testdata/pci.ids")) }, release)
+			within(t, func() { fs, err = NoNetdev(context.Background(), option.Root(dir), WithPCIIDs("testdata/pci.ids")) }, release)
 			if err != nil || len(fs) != 1 || fs[0].Address != "0000:01:00.1" || fs[0].Driver != "vfio-pci" {
 				t.Fatalf("got %+v, %v", fs, err)
 			}
@@ -242,7 +243,7 @@ func TestControlCharactersDropped(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	n, err := Get(context.Background(), "eth0", WithRoot(dir))
+	n, err := Get(context.Background(), "eth0", option.Root(dir))
 	if err != nil {
 		t.Fatal(err)
 	}

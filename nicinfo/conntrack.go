@@ -46,7 +46,7 @@ var BridgeNFFiles = []string{"bridge-nf-call-iptables", "bridge-nf-call-ip6table
 const maxConntrackStat = 1 << 20
 
 // ReadConntrack reads the table's sysctls and statistics under the root
-// (WithRoot). Without nf_conntrack_count (the module not loaded, an old
+// (option.Root). Without nf_conntrack_count (the module not loaded, an old
 // snapshot) it returns an error matching fs.ErrNotExist; a sysctl or
 // statistics file that is not what the kernel writes is ErrMalformed.
 func ReadConntrack(opts ...Option) (*Conntrack, error) {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/nicdiag/nicdiag/internal/snaptest"
+	"github.com/nicdiag/nicdiag/option"
 	"github.com/prometheus/procfs"
 )
 
@@ -43,7 +44,7 @@ func TestConntrackStatsOracle(t *testing.T) {
 			"proc/sys/net/netfilter/nf_conntrack_count": "1\n", "proc/sys/net/netfilter/nf_conntrack_max": "64\n",
 			"proc/net/stat/nf_conntrack": in, "net/stat/nf_conntrack": in,
 		})
-		c, err := ReadConntrack(WithRoot(dir))
+		c, err := ReadConntrack(option.Root(dir))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -68,7 +69,7 @@ func TestConntrackStatsOracle(t *testing.T) {
 		"proc/sys/net/netfilter/nf_conntrack_count": "1\n", "proc/sys/net/netfilter/nf_conntrack_max": "64\n",
 		"proc/net/stat/nf_conntrack": statOld + "0001\n",
 	})
-	if _, err := ReadConntrack(WithRoot(dir)); !errors.Is(err, ErrMalformed) {
+	if _, err := ReadConntrack(option.Root(dir)); !errors.Is(err, ErrMalformed) {
 		t.Errorf("short row: %v", err)
 	}
 }
@@ -76,19 +77,19 @@ func TestConntrackStatsOracle(t *testing.T) {
 // ReadConntrack without nf_conntrack: fs.ErrNotExist; with a table, its
 // count, max and statistics.
 func TestReadConntrack(t *testing.T) {
-	if _, err := ReadConntrack(WithRoot(t.TempDir())); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := ReadConntrack(option.Root(t.TempDir())); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("none: %v", err)
 	}
 	dir := snaptest.Write(t, map[string]string{
 		"proc/sys/net/netfilter/nf_conntrack_count": "64\n", "proc/sys/net/netfilter/nf_conntrack_max": "64\n",
 		"proc/net/stat/nf_conntrack": statLab,
 	})
-	c, err := ReadConntrack(WithRoot(dir))
+	c, err := ReadConntrack(option.Root(dir))
 	if err != nil || c.Count != 64 || c.Max != 64 || c.Stats["drop"] != 136 {
 		t.Errorf("%+v %v", c, err)
 	}
 	os.WriteFile(filepath.Join(dir, "proc/sys/net/netfilter/nf_conntrack_max"), []byte("-1\n"), 0o644)
-	if _, err := ReadConntrack(WithRoot(dir)); !errors.Is(err, ErrMalformed) {
+	if _, err := ReadConntrack(option.Root(dir)); !errors.Is(err, ErrMalformed) {
 		t.Errorf("negative max: %v", err)
 	}
 }
@@ -104,7 +105,7 @@ func TestUeventKind(t *testing.T) {
 		"sys/devices/virtual/net/vx0/operstate": "unknown\n",
 		"sys/class/net/vx0":                     "->../../devices/virtual/net/vx0",
 	})
-	nics, err := List(t.Context(), WithRoot(dir))
+	nics, err := List(t.Context(), option.Root(dir))
 	if err != nil || len(nics) != 2 || nics[0].Kind != "bridge" || nics[1].Kind != "vxlan" {
 		t.Errorf("%+v %v", nics, err)
 	}

@@ -94,7 +94,7 @@ func IdleStateFiles() []string {
 	return []string{"name", "desc", "latency", "residency", "disable", "usage"}
 }
 
-// ReadIdle reads cpuidle for cpus under the root (WithRoot). It returns
+// ReadIdle reads cpuidle for cpus under the root (option.Root). It returns
 // nil, and an error matching fs.ErrNotExist, when the host has no cpuidle
 // (a kernel without it, an old snapshot); a CPU without a cpuidle
 // directory is left out; a state whose latency is not a number is left

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/nicdiag/nicdiag/internal/fsroot"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // Every error the exported functions return starts with "nicinfo: " once
@@ -29,16 +30,16 @@ func TestErrorsPrefixedOnceAndMatchable(t *testing.T) {
 		err  func() error
 		is   []error
 	}{
-		{"Get unknown", func() error { _, err := Get(context.Background(), "nope0", WithRoot(snap)); return err },
+		{"Get unknown", func() error { _, err := Get(context.Background(), "nope0", option.Root(snap)); return err },
 			[]error{ErrNoInterface, os.ErrNotExist}},
-		{"List canceled", func() error { _, err := List(canceled, WithRoot(snap)); return err }, []error{context.Canceled}},
-		{"Get canceled", func() error { _, err := Get(canceled, "eth0", WithRoot(snap)); return err }, []error{context.Canceled}},
-		{"NoNetdev canceled", func() error { _, err := NoNetdev(canceled, WithRoot(snap)); return err }, []error{context.Canceled}},
+		{"List canceled", func() error { _, err := List(canceled, option.Root(snap)); return err }, []error{context.Canceled}},
+		{"Get canceled", func() error { _, err := Get(canceled, "eth0", option.Root(snap)); return err }, []error{context.Canceled}},
+		{"NoNetdev canceled", func() error { _, err := NoNetdev(canceled, option.Root(snap)); return err }, []error{context.Canceled}},
 		{"LookupNames explicit absent", func() error {
 			_, err := LookupNames(&q, WithPCIIDs(filepath.Join(t.TempDir(), "none")))
 			return err
 		}, []error{os.ErrNotExist}},
-		{"LookupNames none found", func() error { _, err := LookupNames(&q, WithRoot(snap)); return err },
+		{"LookupNames none found", func() error { _, err := LookupNames(&q, option.Root(snap)); return err },
 			[]error{ErrNoPCIIDs, os.ErrNotExist}},
 		{"ethtool not recorded", func() error { _, err := EthtoolFiles(snap).Answers(context.Background(), "eth9"); return err },
 			[]error{ErrNoAnswers, os.ErrNotExist}},
@@ -86,7 +87,7 @@ func TestErrorsPrefixedOnceAndMatchable(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bad, "ethtool/eth0.json"), []byte(`{"schema":99}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	n, err := Get(context.Background(), "eth0", WithRoot(bad))
+	n, err := Get(context.Background(), "eth0", option.Root(bad))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,12 +5,13 @@ import (
 	"fmt"
 
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // List the physical NICs of a snapshot with their PCI function and driver.
 func Example() {
 	nics, err := nicinfo.List(context.Background(),
-		nicinfo.WithRoot("../testdata/snapshots/rtl8111-ich10-x58"),
+		option.Root("../testdata/snapshots/rtl8111-ich10-x58"),
 		nicinfo.WithPCIIDs("testdata/pci.ids"))
 	if err != nil {
 		fmt.Println(err)

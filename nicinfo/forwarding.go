@@ -32,7 +32,7 @@ func (f Forwarding) On() bool {
 // Known reports whether either sysctl was read.
 func (f Forwarding) Known() bool { return f.IPv4 != nil || f.IPv6 != nil }
 
-// ReadForwarding reads the forwarding sysctls under the root (WithRoot).
+// ReadForwarding reads the forwarding sysctls under the root (option.Root).
 // A file that is absent or unreadable leaves its field nil; one that does
 // not hold an integer is an ErrMalformed error (the other field is still
 // filled).

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/nicdiag/nicdiag/finding"
+	"github.com/nicdiag/nicdiag/option"
 	"github.com/nicdiag/nicdiag/pcie"
 )
 
@@ -358,7 +359,7 @@ func TestIdentitySnapshots(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(root, e.Name(), "sys")); err != nil {
 			continue
 		}
-		nics, err := List(context.Background(), WithRoot(filepath.Join(root, e.Name())))
+		nics, err := List(context.Background(), option.Root(filepath.Join(root, e.Name())))
 		if err != nil {
 			t.Errorf("%s: %v", e.Name(), err)
 			continue

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // An interface name that a terminal would not print as it is (control or
@@ -29,11 +31,11 @@ func TestIfaceNameForTerminal(t *testing.T) {
 		filepath.Join(dir, "sys/class/net/e\x1b[7mx")); err != nil {
 		t.Fatal(err)
 	}
-	nics, err := List(context.Background(), WithRoot(dir), WithPCIIDs("testdata/pci.ids"))
+	nics, err := List(context.Background(), option.Root(dir), WithPCIIDs("testdata/pci.ids"))
 	if err != nil || len(nics) != 1 || nics[0].Name != "eth0" {
 		t.Errorf("List = %d NICs, %v; want eth0 alone", len(nics), err)
 	}
-	if _, err := Get(context.Background(), "e\x1b[7mx", WithRoot(dir)); !errors.Is(err, ErrNoInterface) {
+	if _, err := Get(context.Background(), "e\x1b[7mx", option.Root(dir)); !errors.Is(err, ErrNoInterface) {
 		t.Errorf("Get(escape name) = %v; want ErrNoInterface", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/nicdiag/nicdiag/internal/snaptest"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 func netFiles(base string) map[string]string {
@@ -41,7 +42,7 @@ func TestUSBJoin(t *testing.T) {
 		files[k] = v
 	}
 	dir := snaptest.Write(t, files)
-	nics, err := List(context.Background(), WithRoot(dir), WithEthtool(nil), WithPCIIDs(filepath.Join(dir, "none")))
+	nics, err := List(context.Background(), option.Root(dir), WithEthtool(nil), WithPCIIDs(filepath.Join(dir, "none")))
 	if err != nil || len(nics) != 1 {
 		t.Fatalf("List: %v %v", nics, err)
 	}
@@ -67,7 +68,7 @@ func TestDanglingDeviceLink(t *testing.T) {
 	// The function 0000:01:00.1 the link names was not captured.
 	files[pci+"/net/eth0/device"] = "->../../../0000:01:00.1"
 	dir := snaptest.Write(t, files)
-	n, err := Get(context.Background(), "eth0", WithRoot(dir), WithEthtool(nil), WithPCIIDs(filepath.Join(dir, "none")))
+	n, err := Get(context.Background(), "eth0", option.Root(dir), WithEthtool(nil), WithPCIIDs(filepath.Join(dir, "none")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +95,7 @@ func TestUSBSpeedMalformed(t *testing.T) {
 		files[usb+"/idProduct"] = "1790\n"
 		files[usb+"/speed"] = c.speed
 		dir := snaptest.Write(t, files)
-		n, err := Get(context.Background(), "usb0", WithRoot(dir), WithEthtool(nil), WithPCIIDs(filepath.Join(dir, "none")))
+		n, err := Get(context.Background(), "usb0", option.Root(dir), WithEthtool(nil), WithPCIIDs(filepath.Join(dir, "none")))
 		if err != nil {
 			t.Fatal(err)
 		}

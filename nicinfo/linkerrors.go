@@ -84,7 +84,7 @@ func (l *LinkErrors) ByKind() map[LinkErrorKind]LinkErrorCounter {
 }
 
 // ReadLinkErrors reads iface's damaged-frame statistics under the root
-// (WithRoot) and joins the driver's among driverStats. Without a
+// (option.Root) and joins the driver's among driverStats. Without a
 // statistics directory it returns an error matching fs.ErrNotExist; a
 // counter file that is not a number is ErrMalformed.
 func ReadLinkErrors(iface string, driverStats map[string]uint64, opts ...Option) (*LinkErrors, error) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nicdiag/nicdiag/option"
 	"github.com/nicdiag/nicdiag/pcie"
 )
 
@@ -55,7 +56,7 @@ func TestSnapshots(t *testing.T) {
 	for _, w := range wants {
 		t.Run(w.snap+"/"+w.iface, func(t *testing.T) {
 			dir := needSnap(t, w.snap)
-			n, err := Get(ctx, w.iface, WithRoot(dir), WithPCIIDs("testdata/pci.ids"))
+			n, err := Get(ctx, w.iface, option.Root(dir), WithPCIIDs("testdata/pci.ids"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -102,7 +103,7 @@ func TestSnapshots(t *testing.T) {
 // The VFs a PF lists are exactly the functions whose physfn is that PF.
 func TestSRIOVRelation(t *testing.T) {
 	dir := needSnap(t, "xeon-i350-sriov-bcm5709")
-	nics, err := List(context.Background(), WithRoot(dir), WithPCIIDs("testdata/pci.ids"))
+	nics, err := List(context.Background(), option.Root(dir), WithPCIIDs("testdata/pci.ids"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +162,7 @@ func TestVirtioJoin(t *testing.T) {
 	if err != nil || !strings.Contains(dev, "/virtio") {
 		t.Fatalf("fixture: eth0 -> %q (%v); want it under virtioN", dev, err)
 	}
-	n, err := Get(context.Background(), "eth0", WithRoot(dir), WithEthtool(nil), WithPCIIDs("testdata/pci.ids"))
+	n, err := Get(context.Background(), "eth0", option.Root(dir), WithEthtool(nil), WithPCIIDs("testdata/pci.ids"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +202,7 @@ func TestLiveHost(t *testing.T) {
 func TestGetUnknown(t *testing.T) {
 	dir := needSnap(t, "virtio-kvm")
 	for _, name := range []string{"nope0", "../../etc", ""} {
-		_, err := Get(context.Background(), name, WithRoot(dir))
+		_, err := Get(context.Background(), name, option.Root(dir))
 		if !errors.Is(err, ErrNoInterface) || !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("Get(%q) = %v; want ErrNoInterface and os.ErrNotExist", name, err)
 		}
@@ -210,7 +211,7 @@ func TestGetUnknown(t *testing.T) {
 
 func TestNoPCIIDs(t *testing.T) {
 	dir := needSnap(t, "virtio-kvm")
-	n, err := Get(context.Background(), "eth0", WithRoot(dir), WithPCIIDs(filepath.Join(t.TempDir(), "none")))
+	n, err := Get(context.Background(), "eth0", option.Root(dir), WithPCIIDs(filepath.Join(t.TempDir(), "none")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +237,7 @@ func TestSnapshotShipsPCIIDs(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "usr/share/misc/pci.ids"), []byte(ids), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	n, err := Get(context.Background(), "eth0", WithRoot(dir))
+	n, err := Get(context.Background(), "eth0", option.Root(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +250,7 @@ func BenchmarkList(b *testing.B) {
 	dir := needSnap(b, "xeon-i350-sriov-bcm5709")
 	ctx := context.Background()
 	for b.Loop() {
-		nics, err := List(ctx, WithRoot(dir), WithPCIIDs("testdata/pci.ids"))
+		nics, err := List(ctx, option.Root(dir), WithPCIIDs("testdata/pci.ids"))
 		if err != nil || len(nics) < 8 {
 			b.Fatal(len(nics), err)
 		}

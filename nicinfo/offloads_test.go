@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/nicdiag/nicdiag/internal/snaptest"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // featureStrings lays names out as ETHTOOL_GSTRINGS does: 32 NUL-padded
@@ -175,7 +176,7 @@ func TestEthtoolAnswersFeaturesOptional(t *testing.T) {
 			if a.Features != nil || a.Coalesce != nil {
 				t.Errorf("%s/%s: features %v coalesce %+v from an old file", snap, iface, a.Features, a.Coalesce)
 			}
-			n, err := Get(ctx, iface, WithRoot(dir), WithPCIIDs("testdata/pci.ids"))
+			n, err := Get(ctx, iface, option.Root(dir), WithPCIIDs("testdata/pci.ids"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -216,7 +217,7 @@ func TestReadForwarding(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := snaptest.Write(t, tc.files)
-			f, err := ReadForwarding(WithRoot(dir))
+			f, err := ReadForwarding(option.Root(dir))
 			if (err != nil) != tc.err || tc.err && !errors.Is(err, ErrMalformed) {
 				t.Errorf("err %v", err)
 			}
@@ -267,7 +268,7 @@ func TestReadBridge(t *testing.T) {
 	netdevTree(files, "eth3", map[string]string{"master": "->../bond1"})
 	netdevTree(files, "eth4", map[string]string{"brport/state": "3\n"}) // the links gone
 	dir := snaptest.Write(t, files)
-	nics, err := List(context.Background(), WithRoot(dir))
+	nics, err := List(context.Background(), option.Root(dir))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,21 +43,6 @@ const DefaultReadBudget = 30 * time.Second
 // context.DeadlineExceeded) also holds for it.
 var ErrReadBudget = fsroot.ErrBudget
 
-// WithRoot is option.Root.
-//
-// Deprecated: use option.Root.
-func WithRoot(dir string) option.Option { return option.Root(dir) }
-
-// WithReadBudget is option.ReadBudget.
-//
-// Deprecated: use option.ReadBudget.
-func WithReadBudget(d time.Duration) option.Option { return option.ReadBudget(d) }
-
-// WithReadDeadline is option.ReadDeadline.
-//
-// Deprecated: use option.ReadDeadline.
-func WithReadDeadline(t time.Time) option.Option { return option.ReadDeadline(t) }
-
 // WithPCIIDs names the pci.ids file (plain or .gz) to take names from. By
 // default the root's own usr/share/{misc,hwdata}/pci.ids(.gz) is used when a
 // snapshot ships one, else the host's /usr/share/misc/pci.ids,

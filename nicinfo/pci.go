@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/nicdiag/nicdiag/internal/text"
+	"github.com/nicdiag/nicdiag/option"
 	"github.com/nicdiag/nicdiag/pcie"
 )
 
@@ -137,7 +138,7 @@ func (r *reader) readSRIOV(f *PCIFunction, dir string) {
 // readPCIeLink reads the function's own link; conventional PCI has none.
 func (r *reader) readPCIeLink(ctx context.Context, f *PCIFunction) {
 	deadline, _ := r.root.Deadline()
-	la, err := pcie.ReadLinkAttrs(ctx, f.Address, pcie.WithRoot(r.root.Dir()), pcie.WithReadDeadline(deadline))
+	la, err := pcie.ReadLinkAttrs(ctx, f.Address, option.Root(r.root.Dir()), option.ReadDeadline(deadline))
 	if err != nil {
 		r.missing("pci.link", err)
 		return

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/nicdiag/nicdiag/option"
 )
 
 const idsHeader = "#\n#\tList of PCI ID's\n#\n#\tVersion: 2023.04.10\n#\tDate:    2023-04-10 20:08:02\n#\n\n# Vendors\n8086  Intel Corporation\n"
@@ -32,7 +34,7 @@ func TestFindPCIIDs(t *testing.T) {
 	os.MkdirAll(filepath.Join(root, "usr/share/misc"), 0o755)
 	os.MkdirAll(filepath.Join(root, "sys"), 0o755)
 	os.WriteFile(filepath.Join(root, "usr/share/misc/pci.ids"), []byte("# no header fields\n8086  Intel\n"), 0o644)
-	f, err := FindPCIIDs(WithRoot(root))
+	f, err := FindPCIIDs(option.Root(root))
 	if err != nil || f.Path != filepath.Join(root, "usr/share/misc/pci.ids") || f.Version != "" || f.Date != "" {
 		t.Errorf("snapshot: %+v, %v", f, err)
 	}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // The window's size changes nothing: a window of 256 bytes, whose edges
@@ -102,7 +104,7 @@ func TestPCIIDsTruncatedWhileRead(t *testing.T) {
 	q.Add(0xffff, 0, 0, 0, 0xff0000)
 	named := 0
 	for range 300 {
-		n, err := LookupNames(&q, WithRoot(root))
+		n, err := LookupNames(&q, option.Root(root))
 		if err == nil && n.Device(0x8086, 0x1521) != "" {
 			named++
 		}

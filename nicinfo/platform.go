@@ -51,7 +51,7 @@ const (
 // maxCPUInfo bounds /proc/cpuinfo (some 2 KiB per CPU).
 const maxCPUInfo = 16 << 20
 
-// ReadPlatform reads the platform signals under the root (WithRoot; the
+// ReadPlatform reads the platform signals under the root (option.Root; the
 // other options are ignored). Files that are absent or unreadable leave
 // their fields empty: without root every one of them is still readable, and
 // a snapshot that lacks them is simply a host that names no hypervisor.

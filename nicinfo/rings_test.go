@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/nicdiag/nicdiag/internal/netnstest"
+	"github.com/nicdiag/nicdiag/option"
 	"github.com/vishvananda/netlink"
 )
 
@@ -27,7 +28,7 @@ func TestEthtoolAnswersWithoutRings(t *testing.T) {
 	if err != nil || a.Rings != nil || a.LossStats != nil || a.Driver != "igb" {
 		t.Fatalf("%+v %v", a, err)
 	}
-	n, err := Get(context.Background(), "enp1s0f0", WithRoot(needSnap(t, "82576-minipcie-x1")))
+	n, err := Get(context.Background(), "enp1s0f0", option.Root(needSnap(t, "82576-minipcie-x1")))
 	if err != nil || n.Rings != nil || n.LossStats != nil {
 		t.Fatalf("%+v %v", n, err)
 	}
@@ -45,7 +46,7 @@ func TestEthtoolAnswersRings(t *testing.T) {
 	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	n, err := Get(context.Background(), "enp1s0f0", WithRoot(dir))
+	n, err := Get(context.Background(), "enp1s0f0", option.Root(dir))
 	if err != nil {
 		t.Fatal(err)
 	}

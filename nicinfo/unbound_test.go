@@ -11,12 +11,14 @@ import (
 	"github.com/jaypipes/ghw"
 	"github.com/jaypipes/ghw/pkg/pci"
 	"github.com/jaypipes/pcidb"
+
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // The DPDK tree: 01:00.0 on igb with a netdev, 01:00.1 on vfio-pci without.
 func TestNoNetdevVFIO(t *testing.T) {
 	dir := needSnap(t, "i350-dpdk-vfio")
-	fs, err := NoNetdev(context.Background(), WithRoot(dir), WithPCIIDs("testdata/pci.ids"))
+	fs, err := NoNetdev(context.Background(), option.Root(dir), WithPCIIDs("testdata/pci.ids"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +46,7 @@ func TestNoNetdevVFIO(t *testing.T) {
 		t.Errorf("missing %v", f.Missing)
 	}
 	// List still sees only the igb port.
-	nics, err := List(context.Background(), WithRoot(dir), WithPCIIDs("testdata/pci.ids"))
+	nics, err := List(context.Background(), option.Root(dir), WithPCIIDs("testdata/pci.ids"))
 	if err != nil || len(nics) != 1 || nics[0].Name != "enp1s0f0" {
 		t.Fatalf("List: %v %+v", err, nics)
 	}
@@ -62,7 +64,7 @@ func TestNoNetdevNoneInNetdevTrees(t *testing.T) {
 			continue
 		}
 		t.Run(e.Name(), func(t *testing.T) {
-			fs, err := NoNetdev(context.Background(), WithRoot(filepath.Join(snapDir, e.Name())), WithPCIIDs("testdata/pci.ids"))
+			fs, err := NoNetdev(context.Background(), option.Root(filepath.Join(snapDir, e.Name())), WithPCIIDs("testdata/pci.ids"))
 			if err != nil || len(fs) != 0 {
 				t.Fatalf("got %+v, %v; want none", fs, err)
 			}
@@ -83,7 +85,7 @@ func TestNoNetdevBadModalias(t *testing.T) {
 	if err != nil || len(info.Devices) != 0 {
 		t.Fatalf("premise: ghw should list nothing here, got %v devices, %v", info, err)
 	}
-	fs, err := NoNetdev(context.Background(), WithRoot(dir), WithPCIIDs("testdata/pci.ids"))
+	fs, err := NoNetdev(context.Background(), option.Root(dir), WithPCIIDs("testdata/pci.ids"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +128,7 @@ func TestNoNetdevMatchesGHW(t *testing.T) {
 					want = append(want, strings.ToLower(d.Address)+" group "+d.IOMMUGroup)
 				}
 			}
-			cands, err := pciCandidates(buildOptions([]Option{WithRoot(dir)}))
+			cands, err := pciCandidates(buildOptions([]Option{option.Root(dir)}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -156,14 +158,14 @@ func TestNoNetdevUnboundAndNoDriver(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	fs, err := NoNetdev(context.Background(), WithRoot(dir), WithPCIIDs("testdata/pci.ids"))
+	fs, err := NoNetdev(context.Background(), option.Root(dir), WithPCIIDs("testdata/pci.ids"))
 	if err != nil || len(fs) != 1 || fs[0].Address != "0000:01:00.1" || fs[0].Driver != "" || fs[0].Note() != "no driver" {
 		t.Fatalf("got %+v, %v", fs, err)
 	}
 }
 
 func TestNoNetdevNoPCIBus(t *testing.T) {
-	fs, err := NoNetdev(context.Background(), WithRoot(t.TempDir()))
+	fs, err := NoNetdev(context.Background(), option.Root(t.TempDir()))
 	if err != nil || fs == nil || len(fs) != 0 {
 		t.Fatalf("got %#v, %v; want an empty list", fs, err)
 	}
@@ -172,7 +174,7 @@ func TestNoNetdevNoPCIBus(t *testing.T) {
 func TestNoNetdevCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := NoNetdev(ctx, WithRoot(needSnap(t, "i350-dpdk-vfio"))); err == nil {
+	if _, err := NoNetdev(ctx, option.Root(needSnap(t, "i350-dpdk-vfio"))); err == nil {
 		t.Fatal("no error from a canceled context")
 	}
 }
@@ -208,7 +210,7 @@ func BenchmarkNoNetdev(b *testing.B) {
 	dir := needSnap(b, "xeon-i350-sriov-bcm5709")
 	ctx := context.Background()
 	for b.Loop() {
-		if _, err := NoNetdev(ctx, WithRoot(dir), WithPCIIDs("testdata/pci.ids")); err != nil {
+		if _, err := NoNetdev(ctx, option.Root(dir), WithPCIIDs("testdata/pci.ids")); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -235,14 +237,14 @@ func TestNoNetdevOtherNamespace(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	fs, err := NoNetdev(context.Background(), WithRoot(dir), WithPCIIDs("testdata/pci.ids"))
+	fs, err := NoNetdev(context.Background(), option.Root(dir), WithPCIIDs("testdata/pci.ids"))
 	if err != nil || len(fs) != 1 || !fs[0].OtherNetns || fs[0].Note() != "netdev in another network namespace (igb)" {
 		t.Fatalf("got %+v, %v", fs, err)
 	}
 	if err := os.Remove(fn1 + "/net"); err != nil {
 		t.Fatal(err)
 	}
-	fs, err = NoNetdev(context.Background(), WithRoot(dir), WithPCIIDs("testdata/pci.ids"))
+	fs, err = NoNetdev(context.Background(), option.Root(dir), WithPCIIDs("testdata/pci.ids"))
 	if err != nil || len(fs) != 1 || fs[0].OtherNetns || fs[0].Note() != "no netdev (igb)" {
 		t.Fatalf("without a net directory: %+v, %v", fs, err)
 	}

@@ -83,7 +83,7 @@ const maxNetlinkJSON = 4 << 20
 
 // VFConfigs returns the VF settings of every interface that has VFs: from
 // rtnetlink on the live host, from the snapshot's netlink/IFACE.json files
-// under WithRoot (a snapshot without them has none). Function is left
+// under option.Root (a snapshot without them has none). Function is left
 // empty; List fills it.
 func VFConfigs(ctx context.Context, opts ...Option) (map[string][]VFConfig, error) {
 	all, err := NetlinkFacts(ctx, opts...)
@@ -102,7 +102,7 @@ func VFConfigs(ctx context.Context, opts ...Option) (map[string][]VFConfig, erro
 // NetlinkFacts returns what rtnetlink says of each interface that sysfs
 // does not hold (NetlinkAnswers: VFs, XDP, a tunnel's setup), for those
 // that have any: from the kernel on the live host, from the snapshot's
-// netlink/IFACE.json files under WithRoot.
+// netlink/IFACE.json files under option.Root.
 func NetlinkFacts(ctx context.Context, opts ...Option) (map[string]NetlinkAnswers, error) {
 	o := applyOptions(opts)
 	if err := ctx.Err(); err != nil {

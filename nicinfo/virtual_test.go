@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/nicdiag/nicdiag/internal/snaptest"
+	"github.com/nicdiag/nicdiag/option"
 	"github.com/nicdiag/nicdiag/pcie"
 )
 
@@ -29,7 +30,7 @@ func TestReadPlatformSnapshots(t *testing.T) {
 		{"i219-optiplex", Platform{}, false},
 	} {
 		t.Run(tc.tree, func(t *testing.T) {
-			p := ReadPlatform(context.Background(), WithRoot(needSnap(t, tc.tree)))
+			p := ReadPlatform(context.Background(), option.Root(needSnap(t, tc.tree)))
 			if p != tc.want {
 				t.Errorf("got %+v, want %+v", p, tc.want)
 			}
@@ -67,7 +68,7 @@ func TestClassifyPlatform(t *testing.T) {
 			files["sys/devices/virtual/dmi/id/"+k] = v
 		}
 		files["sys/class/dmi/id"] = "->../../devices/virtual/dmi/id"
-		p := ReadPlatform(context.Background(), WithRoot(snaptest.Write(t, files)))
+		p := ReadPlatform(context.Background(), option.Root(snaptest.Write(t, files)))
 		if p.Hypervisor != tc.name || p.VM != tc.vm {
 			t.Errorf("%v: %q vm %v, want %q vm %v", tc.files, p.Hypervisor, p.VM, tc.name, tc.vm)
 		}
@@ -108,7 +109,7 @@ func FuzzParseCPUInfo(f *testing.F) {
 // The virtio device of each virtio_net interface and its MQ bit, as the
 // QEMU lab guest's kernel wrote them: eth3 without mq, eth4 with mq=on.
 func TestVirtioFeatures(t *testing.T) {
-	nics, err := List(context.Background(), WithRoot(needSnap(t, "qemu-lab-links")), WithPCIIDs("testdata/pci.ids"))
+	nics, err := List(context.Background(), option.Root(needSnap(t, "qemu-lab-links")), WithPCIIDs("testdata/pci.ids"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +147,7 @@ func TestVirtioFeaturesAbsentOrBad(t *testing.T) {
 		} else if err := os.WriteFile(f, []byte(tc.content), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		n, err := Get(context.Background(), "eth0", WithRoot(dir), WithPCIIDs("testdata/pci.ids"))
+		n, err := Get(context.Background(), "eth0", option.Root(dir), WithPCIIDs("testdata/pci.ids"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -184,7 +185,7 @@ func FuzzVirtioFeatures(f *testing.F) {
 // VFs' PCI functions through virtfnN; the VFs themselves have none.
 func TestVFConfigSnapshot(t *testing.T) {
 	dir := needSnap(t, "qemu-lab-igb-vfs")
-	nics, err := List(context.Background(), WithRoot(dir), WithPCIIDs("testdata/pci.ids"))
+	nics, err := List(context.Background(), option.Root(dir), WithPCIIDs("testdata/pci.ids"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,12 +205,12 @@ func TestVFConfigSnapshot(t *testing.T) {
 			}
 		}
 	}
-	m, err := VFConfigs(context.Background(), WithRoot(dir))
+	m, err := VFConfigs(context.Background(), option.Root(dir))
 	if err != nil || len(m) != 1 || len(m["eth0"]) != 2 || m["eth0"][0].Function != "" {
 		t.Errorf("VFConfigs: %v %+v", err, m)
 	}
 	// A snapshot from before netlink/ has no VF settings, and says nothing.
-	x, err := Get(context.Background(), "enp5s0f0", WithRoot(needSnap(t, "xeon-i350-sriov-bcm5709")), WithPCIIDs("testdata/pci.ids"))
+	x, err := Get(context.Background(), "enp5s0f0", option.Root(needSnap(t, "xeon-i350-sriov-bcm5709")), WithPCIIDs("testdata/pci.ids"))
 	if err != nil || x.VFConfig != nil || strings.Contains(strings.Join(x.Missing, " "), "netlink") {
 		t.Errorf("xeon PF: %v %+v %v", err, x.VFConfig, x.Missing)
 	}
@@ -222,14 +223,14 @@ func TestVFConfigBadFile(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "netlink/eth0.json"), []byte(bad), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		n, err := Get(context.Background(), "eth0", WithRoot(dir), WithPCIIDs("testdata/pci.ids"))
+		n, err := Get(context.Background(), "eth0", option.Root(dir), WithPCIIDs("testdata/pci.ids"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if n.VFConfig != nil || !strings.Contains(strings.Join(n.Missing, "\n"), "netlink.vfs: ") {
 			t.Errorf("%s: VF config %+v, missing %v", bad, n.VFConfig, n.Missing)
 		}
-		if _, err := VFConfigs(context.Background(), WithRoot(dir)); err == nil {
+		if _, err := VFConfigs(context.Background(), option.Root(dir)); err == nil {
 			t.Errorf("%s: VFConfigs accepted it", bad)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/nicdiag/nicdiag/option"
 	"github.com/nicdiag/nicdiag/pcie"
 )
 
@@ -70,7 +71,7 @@ func ExamplePathTo() {
 	os.MkdirAll(filepath.Join(root, "sys/bus/pci/devices"), 0o755)
 	os.Symlink("../../../devices/pci0000:00/0000:00:1c.0/0000:01:00.0", filepath.Join(root, "sys/bus/pci/devices/0000:01:00.0"))
 
-	p, err := pcie.PathTo(context.Background(), "0000:01:00.0", pcie.WithRoot(root))
+	p, err := pcie.PathTo(context.Background(), "0000:01:00.0", option.Root(root))
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/nicdiag/nicdiag/option"
 )
 
 func TestParseSpeed(t *testing.T) {
@@ -80,7 +82,7 @@ func TestReadLinkAttrsOldKernel(t *testing.T) {
 	tr := newTree(t)
 	tr.add([]string{"pci0000:00", "0000:00:06.0"}, map[string]string{"class": "0x060400"}, nil)
 	tr.add([]string{"pci0000:00", "0000:00:06.0", "0000:03:00.1"}, files, nil)
-	la, err := ReadLinkAttrs(context.Background(), "0000:03:00.1", WithRoot(tr.dir))
+	la, err := ReadLinkAttrs(context.Background(), "0000:03:00.1", option.Root(tr.dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +102,7 @@ func TestReadLinkAttrsUnknownAndMalformed(t *testing.T) {
 		"current_link_speed": "Unknown", "current_link_width": "0",
 		"max_link_speed": "8.0 GT/s PCIe", "max_link_width": "lots",
 	}, nil)
-	la, err := ReadLinkAttrs(context.Background(), "0000:00:1c.0", WithRoot(tr.dir))
+	la, err := ReadLinkAttrs(context.Background(), "0000:00:1c.0", option.Root(tr.dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,15 +113,15 @@ func TestReadLinkAttrsUnknownAndMalformed(t *testing.T) {
 	if !slices.Equal(la.Missing, want) {
 		t.Errorf("Missing = %q, want %q", la.Missing, want)
 	}
-	if _, err := ReadLinkAttrs(context.Background(), "0000:09:00.0", WithRoot(tr.dir)); !errors.Is(err, ErrNotFound) {
+	if _, err := ReadLinkAttrs(context.Background(), "0000:09:00.0", option.Root(tr.dir)); !errors.Is(err, ErrNotFound) {
 		t.Errorf("absent device: %v", err)
 	}
-	if _, err := ReadLinkAttrs(context.Background(), "../../etc", WithRoot(tr.dir)); !errors.Is(err, ErrBadAddress) {
+	if _, err := ReadLinkAttrs(context.Background(), "../../etc", option.Root(tr.dir)); !errors.Is(err, ErrBadAddress) {
 		t.Errorf("bad address: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := ReadLinkAttrs(ctx, "0000:00:1c.0", WithRoot(tr.dir)); !errors.Is(err, context.Canceled) {
+	if _, err := ReadLinkAttrs(ctx, "0000:00:1c.0", option.Root(tr.dir)); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
 }

@@ -26,18 +26,6 @@ type options struct {
 	namer func(vendor, device uint16) string
 }
 
-// WithRoot is option.Root.
-//
-// Deprecated: use option.Root.
-func WithRoot(dir string) option.Option { return option.Root(dir) }
-
-// WithReadDeadline is option.ReadDeadline: after t every read fails at
-// once with an error matching context.DeadlineExceeded, and what was not
-// read is reported as unread.
-//
-// Deprecated: use option.ReadDeadline.
-func WithReadDeadline(t time.Time) option.Option { return option.ReadDeadline(t) }
-
 // WithNamer fills End.Name from vendor and device IDs, e.g. with a pci.ids
 // lookup. Without it names stay empty; this package never reads pci.ids.
 func WithNamer(f func(vendor, device uint16) string) Option {

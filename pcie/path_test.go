@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/nicdiag/nicdiag/finding"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 var bg = context.Background()
@@ -68,7 +69,7 @@ func motivatingTree(t testing.TB, headerOnly bool) *tree {
 }
 
 func TestPathMotivating82576(t *testing.T) {
-	p, err := PathTo(bg, "0000:01:00.1", WithRoot(motivatingTree(t, false).dir))
+	p, err := PathTo(bg, "0000:01:00.1", option.Root(motivatingTree(t, false).dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func TestPathMotivating82576(t *testing.T) {
 }
 
 func TestPathNonRootView(t *testing.T) {
-	p, err := PathTo(bg, "0000:01:00.0", WithRoot(motivatingTree(t, true).dir))
+	p, err := PathTo(bg, "0000:01:00.0", option.Root(motivatingTree(t, true).dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +157,7 @@ func TestPathConnectX3Haswell(t *testing.T) {
 	tr := newTree(t)
 	tr.add([]string{"pci0000:00", "0000:00:02.0"}, attrsFromConfig(t, port), port)
 	tr.add([]string{"pci0000:00", "0000:00:02.0", "0000:03:00.0"}, attrsFromConfig(t, nic), nic)
-	p, err := PathTo(bg, "0000:03:00.0", WithRoot(tr.dir))
+	p, err := PathTo(bg, "0000:03:00.0", option.Root(tr.dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +201,7 @@ func ich10Tree(t testing.TB) *tree {
 }
 
 func TestLinksICH10(t *testing.T) {
-	hops, err := Links(bg, WithRoot(ich10Tree(t).dir))
+	hops, err := Links(bg, option.Root(ich10Tree(t).dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +249,7 @@ func TestEmptyPortsAndGen1Device(t *testing.T) {
 			t.Fatalf("%s: lspci says %+v", a, s)
 		}
 	}
-	hops, err := Links(bg, WithRoot(emptySlotsTree(t, 2.5).dir))
+	hops, err := Links(bg, option.Root(emptySlotsTree(t, 2.5).dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +265,7 @@ func TestEmptyPortsAndGen1Device(t *testing.T) {
 }
 
 func TestDowngradedWhenBothEndsCanDoMore(t *testing.T) {
-	hops, err := Links(bg, WithRoot(emptySlotsTree(t, 5).dir))
+	hops, err := Links(bg, option.Root(emptySlotsTree(t, 5).dir))
 	if err != nil || len(hops) != 1 {
 		t.Fatal(err, hops)
 	}
@@ -293,7 +294,7 @@ func nvmeTree(t testing.TB, aspmL1 bool) *tree {
 }
 
 func TestNVMeGen5AtGen4(t *testing.T) {
-	p, err := PathTo(bg, "0000:2e:00.0", WithRoot(nvmeTree(t, false).dir))
+	p, err := PathTo(bg, "0000:2e:00.0", option.Root(nvmeTree(t, false).dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,7 +309,7 @@ func TestNVMeGen5AtGen4(t *testing.T) {
 }
 
 func TestIdleDowntrained(t *testing.T) {
-	p, err := PathTo(bg, "0000:2e:00.0", WithRoot(nvmeTree(t, true).dir))
+	p, err := PathTo(bg, "0000:2e:00.0", option.Root(nvmeTree(t, true).dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -334,7 +335,7 @@ func TestRootBusDevices(t *testing.T) {
 		"0000:00:09.0": "no upstream port: on root bus 0000:00",
 		"0000:00:19.0": "root complex integrated endpoint per PCIe capability port type",
 	} {
-		p, err := PathTo(bg, Address(addr), WithRoot(tr.dir))
+		p, err := PathTo(bg, Address(addr), option.Root(tr.dir))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -351,7 +352,7 @@ func TestVirtualLinkIsArchitectural(t *testing.T) {
 	tr := newTree(t)
 	tr.add([]string{"pci0000:00", "0000:00:02.0"}, attrs("0x1b36", "0x000c", "0x060400", 2.5, 1, 16, 32), nil)
 	tr.add([]string{"pci0000:00", "0000:00:02.0", "0000:01:00.0"}, attrs("0x1af4", "0x1041", "0x020000", 2.5, 1, 32, 32), nil)
-	p, err := PathTo(bg, "0000:01:00.0", WithRoot(tr.dir))
+	p, err := PathTo(bg, "0000:01:00.0", option.Root(tr.dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -377,7 +378,7 @@ func TestThunderboltLinkIsArchitectural(t *testing.T) {
 	tr.add([]string{"pci0000:00", "0000:00:1d.0", "0000:05:00.0"}, attrs("0x8086", "0x15da", "0x060400", 8, 4, 8, 4), up)
 	tr.add([]string{"pci0000:00", "0000:00:1d.0", "0000:05:00.0", "0000:06:01.0"}, attrs("0x8086", "0x15da", "0x060400", 2.5, 4, 2.5, 4), down)
 	tr.add([]string{"pci0000:00", "0000:00:1d.0", "0000:05:00.0", "0000:06:01.0", "0000:07:00.0"}, attrs("0x8086", "0x15da", "0x060400", 2.5, 1, 8, 4), up)
-	p, err := PathTo(bg, "0000:07:00.0", WithRoot(tr.dir))
+	p, err := PathTo(bg, "0000:07:00.0", option.Root(tr.dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -411,7 +412,7 @@ func ryzenTree(t testing.TB) *tree {
 }
 
 func TestPathThroughSwitchSharesUplink(t *testing.T) {
-	p, err := PathTo(bg, "0000:06:00.1", WithRoot(ryzenTree(t).dir))
+	p, err := PathTo(bg, "0000:06:00.1", option.Root(ryzenTree(t).dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -445,7 +446,7 @@ func TestPathThroughSwitchSharesUplink(t *testing.T) {
 			t.Errorf("no link files: verdict %s", h.Verdict)
 		}
 	}
-	hops, err := Links(bg, WithRoot(ryzenTree(t).dir))
+	hops, err := Links(bg, option.Root(ryzenTree(t).dir))
 	if err != nil || len(hops) != 4 {
 		t.Errorf("links: %v, %d", err, len(hops))
 	}
@@ -456,7 +457,7 @@ func TestVirtualFunctionUsesPhysicalFunctionLink(t *testing.T) {
 	vf := []string{"pci0000:00", "0000:00:1c.1", "0000:01:10.0"}
 	tr.add(vf, map[string]string{"class": "0x020000", "vendor": "0x8086", "device": "0x10ca", "current_link_speed": "Unknown", "current_link_width": "0"}, nil)
 	tr.link("sys/devices/"+strings.Join(vf, "/")+"/physfn", "../0000:01:00.0")
-	p, err := PathTo(bg, "0000:01:10.0", WithRoot(tr.dir))
+	p, err := PathTo(bg, "0000:01:10.0", option.Root(tr.dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -471,29 +472,29 @@ func TestVirtualFunctionUsesPhysicalFunctionLink(t *testing.T) {
 
 func TestPathErrors(t *testing.T) {
 	tr := motivatingTree(t, false)
-	if _, err := PathTo(bg, "0000:09:00.0", WithRoot(tr.dir)); !errors.Is(err, ErrNotFound) || !errors.Is(err, os.ErrNotExist) {
+	if _, err := PathTo(bg, "0000:09:00.0", option.Root(tr.dir)); !errors.Is(err, ErrNotFound) || !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("absent: %v, want ErrNotFound and os.ErrNotExist", err)
 	}
-	if _, err := PathTo(bg, "0000:01:00.0/../x", WithRoot(tr.dir)); !errors.Is(err, ErrBadAddress) {
+	if _, err := PathTo(bg, "0000:01:00.0/../x", option.Root(tr.dir)); !errors.Is(err, ErrBadAddress) {
 		t.Errorf("bad: %v", err)
 	}
 	ctx, cancel := context.WithCancel(bg)
 	cancel()
-	if _, err := PathTo(ctx, "0000:01:00.0", WithRoot(tr.dir)); !errors.Is(err, context.Canceled) {
+	if _, err := PathTo(ctx, "0000:01:00.0", option.Root(tr.dir)); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
-	if _, err := Links(ctx, WithRoot(tr.dir)); !errors.Is(err, context.Canceled) {
+	if _, err := Links(ctx, option.Root(tr.dir)); !errors.Is(err, context.Canceled) {
 		t.Errorf("links cancelled: %v", err)
 	}
 	// A device link that escapes the snapshot is refused, not followed.
 	tr.link("sys/bus/pci/devices/0000:0a:00.0", "../../../../../../etc")
-	if _, err := PathTo(bg, "0000:0a:00.0", WithRoot(tr.dir)); err == nil {
+	if _, err := PathTo(bg, "0000:0a:00.0", option.Root(tr.dir)); err == nil {
 		t.Error("escaping link followed")
 	}
 }
 
 func TestPathJSONFieldNames(t *testing.T) {
-	p, err := PathTo(bg, "0000:01:00.0", WithRoot(motivatingTree(t, false).dir), WithNamer(func(v, d uint16) string {
+	p, err := PathTo(bg, "0000:01:00.0", option.Root(motivatingTree(t, false).dir), WithNamer(func(v, d uint16) string {
 		return fmt.Sprintf("%04x:%04x", v, d)
 	}))
 	if err != nil {
@@ -562,7 +563,7 @@ func BenchmarkLinks(b *testing.B) {
 	dir := bigTree(b).dir
 	b.ResetTimer()
 	for b.Loop() {
-		hops, err := Links(bg, WithRoot(dir))
+		hops, err := Links(bg, option.Root(dir))
 		if err != nil || len(hops) != 8+64 {
 			b.Fatal(err, len(hops))
 		}
@@ -573,7 +574,7 @@ func BenchmarkPathTo(b *testing.B) {
 	dir := bigTree(b).dir
 	b.ResetTimer()
 	for b.Loop() {
-		p, err := PathTo(bg, "0000:03:00.1", WithRoot(dir))
+		p, err := PathTo(bg, "0000:03:00.1", option.Root(dir))
 		if err != nil || len(p.Hops) != 2 {
 			b.Fatal(err)
 		}
@@ -594,11 +595,11 @@ func BenchmarkDecodeConfig(b *testing.B) {
 func TestPathToReadDeadline(t *testing.T) {
 	dir := filepath.Join("..", "testdata", "snapshots", "82576-minipcie-x1")
 	ctx := context.Background()
-	p, err := PathTo(ctx, "0000:01:00.0", WithRoot(dir), WithReadDeadline(time.Now().Add(-time.Second)))
+	p, err := PathTo(ctx, "0000:01:00.0", option.Root(dir), option.ReadDeadline(time.Now().Add(-time.Second)))
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("PathTo past its deadline = %+v, %v; want context.DeadlineExceeded", p, err)
 	}
-	p, err = PathTo(ctx, "0000:01:00.0", WithRoot(dir), WithReadDeadline(time.Now().Add(time.Hour)))
+	p, err = PathTo(ctx, "0000:01:00.0", option.Root(dir), option.ReadDeadline(time.Now().Add(time.Hour)))
 	if err != nil || len(p.Hops) == 0 {
 		t.Errorf("PathTo = %+v, %v", p, err)
 	}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // TestSnapshots runs Links and PathTo over the machine snapshots in
@@ -40,7 +42,7 @@ func TestSnapshots(t *testing.T) {
 			if _, err := os.Stat(dir); err != nil {
 				t.Skipf("snapshot not generated yet: %v", err)
 			}
-			hops, err := Links(bg, WithRoot(dir))
+			hops, err := Links(bg, option.Root(dir))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -57,7 +59,7 @@ func TestSnapshots(t *testing.T) {
 				t.Errorf("findings %q, want %q", got, tc.findings)
 			}
 			for fn, want := range tc.arch {
-				p, err := PathTo(bg, Address(fn), WithRoot(dir))
+				p, err := PathTo(bg, Address(fn), option.Root(dir))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -75,7 +77,7 @@ func TestSnapshots(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, n := range names {
-				if _, err := PathTo(bg, Address(n.Name()), WithRoot(dir)); err != nil {
+				if _, err := PathTo(bg, Address(n.Name()), option.Root(dir)); err != nil {
 					t.Errorf("%s: %v", n.Name(), err)
 				}
 			}
@@ -91,7 +93,7 @@ func TestSnapshotNonRoot(t *testing.T) {
 	if _, err := os.Stat(dir); err != nil {
 		t.Skipf("snapshot not generated yet: %v", err)
 	}
-	p, err := PathTo(bg, "0000:04:00.0", WithRoot(dir))
+	p, err := PathTo(bg, "0000:04:00.0", option.Root(dir))
 	if err != nil {
 		t.Fatal(err)
 	}

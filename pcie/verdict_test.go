@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/nicdiag/nicdiag/finding"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // TestSplitChainHostBridgeParents: host bridges below platform devices (Arm
@@ -35,7 +36,7 @@ func TestSplitChainHostBridgeParents(t *testing.T) {
 	base := []string{"platform", "axi", "1000120000.pcie", "pci0000:00", "0000:00:00.0"}
 	tr.add(base, attrs("0x14e4", "0x2712", "0x060400", 5, 1, 5, 1), nil)
 	tr.add(append(slices.Clone(base), "0000:01:00.0"), attrs("0x8086", "0x1533", "0x020000", 2.5, 1, 2.5, 1), nil)
-	p, err := PathTo(bg, "0000:01:00.0", WithRoot(tr.dir))
+	p, err := PathTo(bg, "0000:01:00.0", option.Root(tr.dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +50,7 @@ func TestSplitChainHostBridgeParents(t *testing.T) {
 func TestFunctionsIgnoreLinks(t *testing.T) {
 	tr := motivatingTree(t, false)
 	tr.link("sys/devices/pci0000:00/0000:00:1c.1/0000:01:00.0/0000:02:00.0", "..")
-	p, err := PathTo(bg, "0000:01:00.0", WithRoot(tr.dir))
+	p, err := PathTo(bg, "0000:01:00.0", option.Root(tr.dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestEndIDsFromConfig(t *testing.T) {
 	port := readDumps(t, "rtl8111-ich10.lspci")["00:1c.1"].Config
 	tr := newTree(t)
 	tr.add([]string{"pci0000:00", "0000:00:1c.1"}, map[string]string{"vendor": "0x8086", "device": "0x3a42"}, port)
-	p, err := PathTo(bg, "0000:00:1c.1", WithRoot(tr.dir))
+	p, err := PathTo(bg, "0000:00:1c.1", option.Root(tr.dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func TestEndIDsFromConfig(t *testing.T) {
 func TestPhysFnMustBeAddress(t *testing.T) {
 	tr := motivatingTree(t, false)
 	tr.link("sys/devices/pci0000:00/0000:00:1c.1/0000:01:00.1/physfn", "..")
-	p, err := PathTo(bg, "0000:01:00.1", WithRoot(tr.dir))
+	p, err := PathTo(bg, "0000:01:00.1", option.Root(tr.dir))
 	if err != nil {
 		t.Fatal(err)
 	}

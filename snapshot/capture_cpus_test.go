@@ -9,6 +9,7 @@ import (
 
 	"github.com/nicdiag/nicdiag/internal/snaptest"
 	"github.com/nicdiag/nicdiag/irq"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // A capture keeps what irq.ReadCPUs reads: each online CPU's siblings and
@@ -36,11 +37,11 @@ func TestCaptureCPUs(t *testing.T) {
 	if _, err := Capture(context.Background(), dst, FromRoot(src)); err != nil {
 		t.Fatal(err)
 	}
-	want, err := irq.ReadCPUs(irq.WithRoot(src))
+	want, err := irq.ReadCPUs(option.Root(src))
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := irq.ReadCPUs(irq.WithRoot(dst))
+	got, err := irq.ReadCPUs(option.Root(dst))
 	if err != nil {
 		t.Fatal(err)
 	}

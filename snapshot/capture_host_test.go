@@ -9,6 +9,7 @@ import (
 
 	"github.com/nicdiag/nicdiag/internal/snaptest"
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // A capture keeps the host audit's facts: each online CPU's idle states
@@ -49,11 +50,11 @@ func TestCaptureHostFacts(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, read := range []func(string) (any, error){
-		func(r string) (any, error) { return nicinfo.ReadIdle([]int{0, 1}, nicinfo.WithRoot(r)) },
-		func(r string) (any, error) { return nicinfo.ReadConntrack(nicinfo.WithRoot(r)) },
-		func(r string) (any, error) { return nicinfo.ReadBridgeNF(nicinfo.WithRoot(r)) },
-		func(r string) (any, error) { return nicinfo.ReadKernelRelease(nicinfo.WithRoot(r)), nil },
-		func(r string) (any, error) { return nicinfo.NetlinkFacts(context.Background(), nicinfo.WithRoot(r)) },
+		func(r string) (any, error) { return nicinfo.ReadIdle([]int{0, 1}, option.Root(r)) },
+		func(r string) (any, error) { return nicinfo.ReadConntrack(option.Root(r)) },
+		func(r string) (any, error) { return nicinfo.ReadBridgeNF(option.Root(r)) },
+		func(r string) (any, error) { return nicinfo.ReadKernelRelease(option.Root(r)), nil },
+		func(r string) (any, error) { return nicinfo.NetlinkFacts(context.Background(), option.Root(r)) },
 	} {
 		want, err1 := read(src)
 		got, err2 := read(dst)
@@ -70,7 +71,7 @@ func TestCaptureHostFacts(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dst, "sys/devices/system/cpu/cpu0/cpuidle/state0/power")); err == nil {
 		t.Error("cpuidle state power copied")
 	}
-	x, _ := nicinfo.ReadIdle([]int{1}, nicinfo.WithRoot(dst))
+	x, _ := nicinfo.ReadIdle([]int{1}, option.Root(dst))
 	if x == nil || len(x.CPUs) != 1 || x.CPUs[0].ResumeLatencyUs == nil || *x.CPUs[0].ResumeLatencyUs != 10 || len(x.Cmdline) != 1 {
 		t.Errorf("idle %+v", x)
 	}

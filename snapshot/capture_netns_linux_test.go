@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
@@ -77,11 +78,11 @@ func TestLiveBridgePortCapture(t *testing.T) {
 		if _, err := Capture(ctx, dst); !step(err) {
 			return
 		}
-		captured, err = nicinfo.List(ctx, nicinfo.WithRoot(dst))
+		captured, err = nicinfo.List(ctx, option.Root(dst))
 		if !step(err) {
 			return
 		}
-		fwSnap, err = nicinfo.ReadForwarding(nicinfo.WithRoot(dst))
+		fwSnap, err = nicinfo.ReadForwarding(option.Root(dst))
 		step(err)
 	}()
 	<-done

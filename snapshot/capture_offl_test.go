@@ -9,6 +9,7 @@ import (
 
 	"github.com/nicdiag/nicdiag/internal/snaptest"
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // What the offload, LRO and coalescing checks read survives a capture:
@@ -58,11 +59,11 @@ func TestCaptureKeepsForwardingFacts(t *testing.T) {
 		t.Fatal(err)
 	}
 	ids := nicinfo.WithPCIIDs("../nicinfo/testdata/pci.ids")
-	want, err := nicinfo.List(ctx, nicinfo.WithRoot(src), ids)
+	want, err := nicinfo.List(ctx, option.Root(src), ids)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := nicinfo.List(ctx, nicinfo.WithRoot(dst), ids)
+	got, err := nicinfo.List(ctx, option.Root(dst), ids)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +79,7 @@ func TestCaptureKeepsForwardingFacts(t *testing.T) {
 	if e == nil || e.Bridge != "br0" || !e.Features[nicinfo.FeatureLRO].Active || e.Coalesce == nil || *e.Coalesce.RXFrames != 1 {
 		t.Errorf("eno1 in the copy: %+v", e)
 	}
-	fw, err := nicinfo.ReadForwarding(nicinfo.WithRoot(dst))
+	fw, err := nicinfo.ReadForwarding(option.Root(dst))
 	if err != nil || fw.IPv4 == nil || !*fw.IPv4 || fw.IPv6 == nil || *fw.IPv6 {
 		t.Errorf("forwarding in the copy: %+v %v", fw, err)
 	}

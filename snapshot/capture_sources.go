@@ -11,6 +11,7 @@ import (
 
 	"github.com/nicdiag/nicdiag/irq"
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // copyInterfaces copies every /sys/class/net entry with its device chain
@@ -167,7 +168,7 @@ var dmiAttrs = []string{"sys_vendor", "product_name"}
 // program, a tunnel's setup): as the live kernel reports it, or as the
 // source snapshot holds it.
 func (c *copier) copyNetlink(ctx context.Context, ifaces []string) {
-	all, err := nicinfo.NetlinkFacts(ctx, nicinfo.WithRoot(c.src))
+	all, err := nicinfo.NetlinkFacts(ctx, option.Root(c.src))
 	if err != nil {
 		c.skip("netlink", err)
 		return

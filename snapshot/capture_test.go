@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // liveOnly blanks the fields documented as possibly differing between a
@@ -72,7 +73,7 @@ func TestLiveRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	got, err := nicinfo.List(ctx, nicinfo.WithRoot(s.Dir))
+	got, err := nicinfo.List(ctx, option.Root(s.Dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,11 +101,11 @@ func TestCaptureFromRoot(t *testing.T) {
 				t.Fatal(err)
 			}
 			ids := nicinfo.WithPCIIDs("../nicinfo/testdata/pci.ids")
-			want, err := nicinfo.List(ctx, nicinfo.WithRoot(src), ids)
+			want, err := nicinfo.List(ctx, option.Root(src), ids)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := nicinfo.List(ctx, nicinfo.WithRoot(dst), ids)
+			got, err := nicinfo.List(ctx, option.Root(dst), ids)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,7 +115,7 @@ func TestCaptureFromRoot(t *testing.T) {
 			if asJSON(t, got) != asJSON(t, want) {
 				t.Errorf("captured copy lists\n%s\nsource lists\n%s", asJSON(t, got), asJSON(t, want))
 			}
-			if p, q := nicinfo.ReadPlatform(ctx, nicinfo.WithRoot(dst)), nicinfo.ReadPlatform(ctx, nicinfo.WithRoot(src)); p != q {
+			if p, q := nicinfo.ReadPlatform(ctx, option.Root(dst)), nicinfo.ReadPlatform(ctx, option.Root(src)); p != q {
 				t.Errorf("captured platform %+v, source %+v", p, q)
 			}
 			// Links are relative and stay inside.

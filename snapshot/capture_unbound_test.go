@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // A port bound to vfio-pci has no netdev, so nothing under /sys/class/net
@@ -40,12 +41,12 @@ func TestCaptureKeepsNoNetdevFunction(t *testing.T) {
 		t.Fatal(err)
 	}
 	ids := nicinfo.WithPCIIDs("../nicinfo/testdata/pci.ids")
-	want, err := nicinfo.NoNetdev(ctx, nicinfo.WithRoot(src), ids)
+	want, err := nicinfo.NoNetdev(ctx, option.Root(src), ids)
 	if err != nil || len(want) != 1 {
 		t.Fatalf("source: %v %+v", err, want)
 	}
 	for _, root := range []string{dst, unpacked} {
-		got, err := nicinfo.NoNetdev(ctx, nicinfo.WithRoot(root), ids)
+		got, err := nicinfo.NoNetdev(ctx, option.Root(root), ids)
 		if err != nil {
 			t.Fatal(err)
 		}

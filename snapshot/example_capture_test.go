@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 	"github.com/nicdiag/nicdiag/snapshot"
 )
 
@@ -21,7 +22,7 @@ func ExampleCapture() {
 		fmt.Println(err)
 		return
 	}
-	nics, _ := nicinfo.List(ctx, nicinfo.WithRoot(filepath.Join(dir, "snap")))
+	nics, _ := nicinfo.List(ctx, option.Root(filepath.Join(dir, "snap")))
 	fmt.Println(m.Interfaces, nics[0].PCI.Address, nics[0].Driver)
 	// Output: [eth0] 0000:01:00.0 virtio_net
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/nicdiag/nicdiag/exporter"
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/internal/atomicfile"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 var checkCmd = &command{
@@ -83,7 +84,7 @@ func runCheck(ctx context.Context, e *env, args []string, f checkFlags) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	r, err := nicdiag.Check(ctx, nicdiag.WithRoot(root), nicdiag.WithInterfaces(args...))
+	r, err := nicdiag.Check(ctx, option.Root(root), nicdiag.WithInterfaces(args...))
 	if err != nil {
 		return e.failLookup(ctx, root, args, err)
 	}
@@ -165,7 +166,7 @@ func checkProm(ctx context.Context, e *env, args []string, out string) int {
 	root, err := e.openRoot(ctx)
 	var r *nicdiag.Report
 	if err == nil {
-		r, err = nicdiag.Check(ctx, nicdiag.WithRoot(root), nicdiag.WithInterfaces(args...))
+		r, err = nicdiag.Check(ctx, option.Root(root), nicdiag.WithInterfaces(args...))
 	}
 	took := time.Since(start)
 	write := func(w io.Writer) error { return exporter.WriteReport(w, r, took) }

@@ -10,6 +10,7 @@ import (
 	"github.com/nicdiag/nicdiag/internal/fsroot"
 	"github.com/nicdiag/nicdiag/internal/snaptest"
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // The virtio-kvm snapshot's PCI function of eth0.
@@ -129,7 +130,7 @@ func TestPCIIDsSymlinkToShadowCLI(t *testing.T) {
 	for _, rel := range []bool{false, true} {
 		root := hostileSnap(t)
 		relink(t, root, "usr/share/misc/pci.ids", shadow, rel)
-		_, err := nicinfo.FindPCIIDs(nicinfo.WithRoot(root))
+		_, err := nicinfo.FindPCIIDs(option.Root(root))
 		if !errors.Is(err, fsroot.ErrEscape) || !errors.Is(err, os.ErrPermission) {
 			t.Errorf("rel %v: FindPCIIDs = %v; want fsroot.ErrEscape", rel, err)
 		}

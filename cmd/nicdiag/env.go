@@ -15,6 +15,7 @@ import (
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/internal/fsroot"
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 	"github.com/nicdiag/nicdiag/snapshot"
 )
 
@@ -224,7 +225,7 @@ func (e *env) failLookup(ctx context.Context, root string, names []string, err e
 	if !errors.Is(err, nicinfo.ErrNoInterface) {
 		return e.fail(err)
 	}
-	nics, lerr := nicinfo.List(ctx, nicinfo.WithRoot(root))
+	nics, lerr := nicinfo.List(ctx, option.Root(root))
 	if lerr != nil {
 		return e.fail(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/nicdiag/nicdiag"
 	"github.com/nicdiag/nicdiag/budget"
+	"github.com/nicdiag/nicdiag/option"
 	"github.com/nicdiag/nicdiag/pcie"
 )
 
@@ -124,7 +125,7 @@ func runExplain(ctx context.Context, e *env, fs *flag.FlagSet, args []string, f 
 	if err != nil {
 		return e.fail(err)
 	}
-	b, err := nicdiag.Explain(ctx, args[0], w, nicdiag.WithRoot(root))
+	b, err := nicdiag.Explain(ctx, args[0], w, option.Root(root))
 	if err != nil {
 		return e.failLookup(ctx, root, args, err)
 	}

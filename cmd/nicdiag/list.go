@@ -13,6 +13,7 @@ import (
 	"github.com/nicdiag/nicdiag"
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 	"github.com/nicdiag/nicdiag/pcie"
 )
 
@@ -52,7 +53,7 @@ func runList(ctx context.Context, e *env, fs *flag.FlagSet, args []string, all b
 	if err != nil {
 		return e.fail(err)
 	}
-	opts := []nicdiag.Option{nicdiag.WithRoot(root), nicdiag.WithInventoryOnly()}
+	opts := []nicdiag.Option{option.Root(root), nicdiag.WithInventoryOnly()}
 	if !all {
 		opts = append(opts, nicdiag.WithSoftwareBrief()) // not shown: named only
 	}

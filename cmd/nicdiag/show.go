@@ -15,6 +15,7 @@ import (
 	"github.com/nicdiag/nicdiag/internal/text"
 	"github.com/nicdiag/nicdiag/irq"
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 	"github.com/nicdiag/nicdiag/pcie"
 )
 
@@ -50,7 +51,7 @@ func runShow(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	r, err := nicdiag.Check(ctx, nicdiag.WithRoot(root), nicdiag.WithInterfaces(args[0]))
+	r, err := nicdiag.Check(ctx, option.Root(root), nicdiag.WithInterfaces(args[0]))
 	if err != nil {
 		return e.failLookup(ctx, root, args, err)
 	}

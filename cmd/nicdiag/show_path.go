@@ -11,6 +11,7 @@ import (
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/irq"
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 	"github.com/nicdiag/nicdiag/pcie"
 )
 
@@ -84,7 +85,7 @@ func nameEnds(p *pcie.Path, root string) {
 	for _, e := range ends {
 		q.Add(e.VendorID, e.DeviceID, 0, 0, e.Class)
 	}
-	names, err := nicinfo.LookupNames(&q, nicinfo.WithRoot(root))
+	names, err := nicinfo.LookupNames(&q, option.Root(root))
 	if err != nil {
 		return
 	}

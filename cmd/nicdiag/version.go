@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 
 	"github.com/nicdiag/nicdiag/nicinfo"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 var versionCmd = &command{
@@ -83,7 +84,7 @@ func runVersion(ctx context.Context, e *env, _ *flag.FlagSet, args []string) int
 		if err != nil {
 			return e.fail(err)
 		}
-		opts = append(opts, nicinfo.WithRoot(root))
+		opts = append(opts, option.Root(root))
 	}
 	if f, err := nicinfo.FindPCIIDs(opts...); err != nil {
 		v.PCIIDsError = err.Error()

@@ -19,6 +19,7 @@ import (
 
 	"github.com/nicdiag/nicdiag"
 	"github.com/nicdiag/nicdiag/exporter"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 const seed = "../../testdata/snapshots/82576-minipcie-x1"
@@ -67,7 +68,7 @@ func blockingCollector(t *testing.T) (c *exporter.Collector, entered <-chan stru
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-		return nicdiag.Check(ctx, nicdiag.WithRoot(seed))
+		return nicdiag.Check(ctx, option.Root(seed))
 	}))
 	return c, in, release
 }
