@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/nicdiag/nicdiag/internal/genl"
+	"github.com/nicdiag/nicdiag/internal/nsthread"
 	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
 )
@@ -157,7 +158,7 @@ func (c *nsConn) inNS(f func() error) error {
 	if !c.ns.IsOpen() {
 		return f()
 	}
-	if err := inNetns(c.ns, f); err != nil {
+	if err := nsthread.Run(c.ns, f); err != nil {
 		return fmt.Errorf("network namespace %s: %w", c.path, err)
 	}
 	return nil

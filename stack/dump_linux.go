@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/nicdiag/nicdiag/internal/genl"
+	"github.com/nicdiag/nicdiag/internal/nsthread"
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
@@ -39,10 +40,11 @@ func dialIn(ns netns.NsHandle, proto int) (*genl.Conn, error) {
 		return genl.Dial(proto)
 	}
 	var c *genl.Conn
-	var err error
-	if nerr := inNetns(ns, func() { c, err = genl.Dial(proto) }); nerr != nil {
-		return nil, nerr
-	}
+	err := nsthread.Run(ns, func() error {
+		var err error
+		c, err = genl.Dial(proto)
+		return err
+	})
 	return c, err
 }
 

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"net/netip"
 	"os"
-	"runtime"
 	"strings"
 
 	"github.com/nicdiag/nicdiag/internal/genl"
+	"github.com/nicdiag/nicdiag/internal/nsthread"
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
@@ -88,10 +88,11 @@ func (s *Sampler) openFiles(n *nsState) {
 		}
 		return
 	}
-	err := inNetns(n.live.h, func() {
+	err := nsthread.Run(n.live.h, func() error {
 		for i, p := range nsFilePaths {
 			n.files.f[i], n.files.err[i] = os.Open(threadPath(p))
 		}
+		return nil
 	})
 	if err != nil {
 		for i := range n.files.err {
@@ -107,33 +108,6 @@ func threadPath(p string) string {
 		return "/proc/thread-self/net/" + rest
 	}
 	return p
-}
-
-// inNetns runs f on a thread switched into ns and back (or, when
-// switching back fails, left locked to end with its goroutine): a /proc
-// net or sysctl file opened in f reads ns's values.
-func inNetns(ns netns.NsHandle, f func()) error {
-	var err error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		runtime.LockOSThread()
-		orig, gerr := netns.Get()
-		if gerr != nil {
-			err = gerr
-			return
-		}
-		defer orig.Close()
-		if err = netns.Set(ns); err != nil {
-			return
-		}
-		f()
-		if netns.Set(orig) == nil {
-			runtime.UnlockOSThread()
-		}
-	}()
-	<-done
-	return err
 }
 
 // readLive reads n's flows, their routes, and the qdiscs of the

@@ -4,9 +4,9 @@ package netnstest
 
 import (
 	"fmt"
-	"runtime"
 	"testing"
 
+	"github.com/nicdiag/nicdiag/internal/nsthread"
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
 )
@@ -16,24 +16,7 @@ import (
 // cannot be made (not root).
 func New(t testing.TB) netns.NsHandle {
 	t.Helper()
-	var ns netns.NsHandle
-	var err error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		runtime.LockOSThread()
-		orig, e := netns.Get()
-		if e != nil {
-			err = e
-			return
-		}
-		defer orig.Close()
-		ns, err = netns.New()
-		if netns.Set(orig) == nil {
-			runtime.UnlockOSThread() // else the thread dies with the goroutine
-		}
-	}()
-	<-done
+	ns, err := nsthread.New()
 	if err != nil {
 		t.Skipf("cannot create a network namespace: %v", err)
 	}
@@ -46,26 +29,9 @@ func New(t testing.TB) netns.NsHandle {
 // t.Error but not t.Fatal or t.Skip.
 func Do(t testing.TB, ns netns.NsHandle, f func()) {
 	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		runtime.LockOSThread()
-		orig, err := netns.Get()
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		defer orig.Close()
-		if err := netns.Set(ns); err != nil {
-			t.Error(err)
-			return
-		}
-		f()
-		if netns.Set(orig) == nil {
-			runtime.UnlockOSThread() // else the thread dies with the goroutine
-		}
-	}()
-	<-done
+	if err := nsthread.Run(ns, func() error { f(); return nil }); err != nil {
+		t.Error(err)
+	}
 }
 
 // Path names an open namespace handle as a file that can be opened:
