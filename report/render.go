@@ -1,11 +1,9 @@
 package report
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -13,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nicdiag/nicdiag/finding"
+	"github.com/nicdiag/nicdiag/internal/atomicfile"
 	"github.com/nicdiag/nicdiag/irq"
 	"github.com/nicdiag/nicdiag/monitor"
 )
@@ -76,32 +75,15 @@ func WriteFile(path string, rec *monitor.Record) error {
 	if err != nil {
 		return err
 	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
+	var rerr error
+	err = atomicfile.Write(path, 0o644, func(w io.Writer) error {
+		rerr = Render(w, rec, f)
+		return rerr
+	})
+	if rerr != nil {
+		return rerr // Render's error says what is wrong with rec
 	}
-	tmp, err := os.CreateTemp(dir, "."+base+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // after a successful rename this fails harmlessly
-	w := bufio.NewWriter(tmp)
-	if err := Render(w, rec, f); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := w.Flush(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return err
 }
 
 // Render writes rec as f. The output depends on rec alone. The verdict is

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
+	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
+	"github.com/nicdiag/nicdiag/internal/atomicfile"
 	"github.com/nicdiag/nicdiag/snapshot"
 )
 
@@ -122,25 +122,17 @@ func otherArchive(name string) string {
 // writeArchive writes to a temporary file next to out and renames it, so a
 // failed capture leaves no half archive.
 func writeArchive(ctx context.Context, out string, opts []snapshot.CaptureOption) (*snapshot.Manifest, error) {
-	f, err := os.CreateTemp(filepath.Dir(out), ".nicdiag-snapshot-*")
-	if err != nil {
-		// The error names the temporary file; say what the user asked for.
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, fmt.Errorf("snapshot: cannot write %s: %w", out, err)
+	var m *snapshot.Manifest
+	var cerr error
+	err := atomicfile.Write(out, 0o644, func(w io.Writer) error {
+		m, cerr = snapshot.CaptureArchive(ctx, w, opts...)
+		return cerr
+	})
+	switch {
+	case cerr != nil:
+		return nil, cerr // the capture's error says what failed
+	case err != nil:
+		return nil, fmt.Errorf("snapshot: %w", err)
 	}
-	defer os.Remove(f.Name())
-	m, err := snapshot.CaptureArchive(ctx, f, opts...)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		return nil, err
-	}
-	return m, os.Rename(f.Name(), out)
+	return m, nil
 }
