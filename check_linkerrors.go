@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/nicdiag/nicdiag/finding"
+	"github.com/nicdiag/nicdiag/internal/unit"
 	"github.com/nicdiag/nicdiag/nicinfo"
 )
 
@@ -128,7 +129,7 @@ func linkErrors(n *NIC) (finding.Finding, bool) {
 		Severity: sev,
 		Subject:  n.Name,
 		Summary: fmt.Sprintf("%s received %s since the driver started counting: %s of the %s frames it received, %s; %s.",
-			n.Name, joinAnd(parts), sci(share), count(float64(l.RXPackets)), sound, cost),
+			n.Name, joinAnd(parts), sci(share), unit.Count(float64(l.RXPackets)), sound, cost),
 		Fix: fmt.Sprintf("Look at the physical layer of %s: reseat or replace the cable, DAC or module (its own diagnostics: `ethtool -m %s`, nic.module_diagnostics), clean fibre connectors at both ends, try another switch port and read that port's error counters; 10GBASE-T wants Cat6a. Whether they still grow: `ethtool -S %s | grep -i -E 'crc|symbol|align'` twice under load.",
 			n.Name, n.Name, n.Name),
 		Evidence: ev,

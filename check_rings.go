@@ -277,7 +277,7 @@ func (h *Host) ringDrops(n *NIC, d nicDrops, rx, rxMax int, haveRing bool, ev ma
 		Severity: finding.Warn,
 		Subject:  n.Name,
 		Summary: fmt.Sprintf("%s dropped %d received packets in the NIC since boot (%s of the %s offered; the largest drop counter is %s), with %s. Counted since boot, these drops say nothing about when: `nicdiag monitor` during a run shows whether it still drops.",
-			n.Name, d.dropped, pct(d.share), count(d.offered), d.counter, ring),
+			n.Name, d.dropped, pct(d.share), unit.Count(d.offered), d.counter, ring),
 		Fix:      fix,
 		Evidence: ev,
 	}
@@ -305,16 +305,3 @@ func fasterConsumer(n *NIC) string {
 
 // pct renders a share as a percentage (unit.Share): "0.16 %", "37 %".
 func pct(share float64) string { return unit.Share(share) }
-
-// count renders a packet count with an SI prefix ("3.3 M").
-func count(v float64) string {
-	switch {
-	case v >= 1e9:
-		return strconv.FormatFloat(v/1e9, 'f', 1, 64) + " G"
-	case v >= 1e6:
-		return strconv.FormatFloat(v/1e6, 'f', 1, 64) + " M"
-	case v >= 1e4:
-		return strconv.FormatFloat(v/1e3, 'f', 0, 64) + " k"
-	}
-	return strconv.FormatFloat(v, 'f', 0, 64)
-}

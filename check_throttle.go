@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nicdiag/nicdiag/finding"
+	"github.com/nicdiag/nicdiag/internal/unit"
 	"github.com/nicdiag/nicdiag/irq"
 )
 
@@ -103,7 +104,7 @@ func pauseFrames(n *NIC) (finding.Finding, bool) {
 	var says, fixes []string
 	sev := finding.Info
 	if rx >= pauseMin {
-		s := fmt.Sprintf("received %d pause frames (XOFF and XON; %s of the %s frames it sent): the link partner told this host to stop sending, each XOFF for up to 65535 × 512 bit times or until its XON", rx, pct(rxShare), count(float64(t.TXPackets)))
+		s := fmt.Sprintf("received %d pause frames (XOFF and XON; %s of the %s frames it sent): the link partner told this host to stop sending, each XOFF for up to 65535 × 512 bit times or until its XON", rx, pct(rxShare), unit.Count(float64(t.TXPackets)))
 		if n.Pause != nil && !n.Pause.RX {
 			s += "; RX flow control is off now, so they are counted, not obeyed"
 		} else if rxShare >= pauseShare {
@@ -113,7 +114,7 @@ func pauseFrames(n *NIC) (finding.Finding, bool) {
 		fixes = append(fixes, fmt.Sprintf("the partner (switch port) runs out of buffer for what this host sends: look at its port's egress and pause counters; where TCP is left to handle congestion, turn flow control off at both ends (`ethtool -A %s autoneg off rx off tx off`, and the switch port's flow control), so a congested port drops instead of stopping the whole link", n.Name))
 	}
 	if tx >= pauseMin {
-		says = append(says, fmt.Sprintf("sent %d pause frames (XOFF and XON; %s of the %s frames it received): this host could not take what arrived and told the partner to stop, holding back every flow on the link", tx, pct(txShare), count(float64(t.RXPackets))))
+		says = append(says, fmt.Sprintf("sent %d pause frames (XOFF and XON; %s of the %s frames it received): this host could not take what arrived and told the partner to stop, holding back every flow on the link", tx, pct(txShare), unit.Count(float64(t.RXPackets))))
 		if txShare >= pauseShare {
 			sev = finding.Warn
 		}

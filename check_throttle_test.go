@@ -31,9 +31,9 @@ func TestPauseFrames(t *testing.T) {
 	}{
 		// The host: 48 M pause frames received.
 		{"peer throttles", map[string]uint64{"rx_flow_control_xoff": 24000000, "rx_flow_control_xon": 24000000}, nil, finding.Warn,
-			[]string{"received 48000000 pause frames (XOFF and XON; 145 % of the 33.1 M frames it sent)", "the link partner told this host to stop sending, each XOFF for up to 65535 × 512 bit times", "fix:ethtool -A enp1s0f0 autoneg off rx off tx off"}},
+			[]string{"received 48000000 pause frames (XOFF and XON; 145 % of the 33.1M frames it sent)", "the link partner told this host to stop sending, each XOFF for up to 65535 × 512 bit times", "fix:ethtool -A enp1s0f0 autoneg off rx off tx off"}},
 		{"host throttles", map[string]uint64{"tx_flow_control_xoff": 90000, "tx_flow_control_xon": 90000}, nil, finding.Warn,
-			[]string{"sent 180000 pause frames (XOFF and XON; 0.54 % of the 33.5 M frames it received)", "fix:more queues", "fix:ethtool -a enp1s0f0"}},
+			[]string{"sent 180000 pause frames (XOFF and XON; 0.54 % of the 33.5M frames it received)", "fix:more queues", "fix:ethtool -a enp1s0f0"}},
 		{"counted, not obeyed", map[string]uint64{"rx_flow_control_xoff": 5000000}, &nicinfo.Pause{}, finding.Info,
 			[]string{"RX flow control is off now, so they are counted, not obeyed"}},
 		{"a few", map[string]uint64{"rx_flow_control_xoff": 2000, "tx_flow_control_xoff": 999}, nil, finding.Info, []string{"received 2000 pause frames"}},

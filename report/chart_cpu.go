@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 
+	"github.com/nicdiag/nicdiag/internal/unit"
 	"github.com/nicdiag/nicdiag/irq"
 )
 
@@ -43,14 +44,14 @@ func softirqChart(v *view, tx bool) chart {
 	grid, means := v.cpuGrid(f)
 	labels, tips := cpuLabels(v.cpus)
 	top := gridMax(grid)
-	caption := fmt.Sprintf("%s softirqs raised per second on each CPU; the darkest cell is %s/s.", name, si(top))
+	caption := fmt.Sprintf("%s softirqs raised per second on each CPU; the darkest cell is %s/s.", name, unit.Count(top))
 	if top == 0 {
 		caption = fmt.Sprintf("No CPU ran a %s softirq during the run.", name)
 		top = 1
 	}
 	title := name + " softirqs per CPU"
 	h := &heatmap{kind: "heatmap-" + id, title: title, rows: labels, rowTips: tips, cells: grid, top: top, pal: ratePalette,
-		fmtV: func(x float64) string { return si(x) + "/s" }, side: means, sideHead: "run mean", legend: name + " per second",
+		fmtV: func(x float64) string { return unit.Count(x) + "/s" }, side: means, sideHead: "run mean", legend: name + " per second",
 		total: v.total, tips: len(grid)*len(v.buckets) <= maxTipCells}
 	return chart{ID: id, Title: title, SVG: h.svg(), Caption: caption + v.bucketNote()}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/nicdiag/nicdiag/internal/unit"
 	"github.com/nicdiag/nicdiag/irq"
 )
 
@@ -32,7 +33,7 @@ func softnetChart(v *view) chart {
 	var parts []string
 	for i, cpu := range v.cpus {
 		if drops[i] > 0 || sq[i] > 0 {
-			parts = append(parts, fmt.Sprintf("CPU %d: %s dropped/s, %s squeezed/s", cpu, si(drops[i]), si(sq[i])))
+			parts = append(parts, fmt.Sprintf("CPU %d: %s dropped/s, %s squeezed/s", cpu, unit.Count(drops[i]), unit.Count(sq[i])))
 		}
 	}
 	caption := "Drops: packets the per-CPU backlog had no room for. Time squeezes: net_rx_action ran out of its budget with work left (not a loss by itself)."
@@ -78,7 +79,7 @@ func throughputChart(v *view) chart {
 		}
 		rx, tx := v.line(rate(false)), v.line(rate(true))
 		c.series = append(c.series, series{name: name + " rx", color: col, pts: rx}, series{name: name + " tx", color: col, dashed: true, pts: tx})
-		parts = append(parts, fmt.Sprintf("%s rx %s, tx %s Mbit/s", name, si(meanOf(rx)), si(meanOf(tx))))
+		parts = append(parts, fmt.Sprintf("%s rx %s, tx %s Mbit/s", name, unit.Count(meanOf(rx)), unit.Count(meanOf(tx))))
 	}
 	caption := "Bytes the kernel counted on each monitored interface, as megabits per second (solid: received, dashed: sent). Run means: " +
 		strings.Join(parts, "; ") + "." + v.bucketNote()

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nicdiag/nicdiag/internal/unit"
 	"github.com/nicdiag/nicdiag/irq"
 )
 
@@ -115,13 +116,13 @@ func queueChart(v *view) chart {
 	}
 	grid, means := a.cells(v)
 	top := gridMax(grid)
-	caption := fmt.Sprintf("Each row is one interrupt vector of a monitored NIC, labelled with the CPU that took most of its interrupts; the darkest cell is %s interrupts/s.", si(top))
+	caption := fmt.Sprintf("Each row is one interrupt vector of a monitored NIC, labelled with the CPU that took most of its interrupts; the darkest cell is %s interrupts/s.", unit.Count(top))
 	if top == 0 {
 		caption = "The monitored NICs raised no interrupt during the run."
 		top = 1
 	}
 	h := &heatmap{kind: "heatmap-queues", title: title, rows: labels, rowTips: tips, cells: grid, top: top, pal: ratePalette,
-		fmtV: func(x float64) string { return si(x) + "/s" }, side: means, sideHead: "run mean", legend: "interrupts per second",
+		fmtV: func(x float64) string { return unit.Count(x) + "/s" }, side: means, sideHead: "run mean", legend: "interrupts per second",
 		total: v.total, tips: len(grid)*len(v.buckets) <= maxTipCells}
 	return chart{ID: "queues", Title: title, SVG: h.svg(), Caption: caption + v.bucketNote()}
 }

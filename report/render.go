@@ -12,6 +12,7 @@ import (
 
 	"github.com/nicdiag/nicdiag/finding"
 	"github.com/nicdiag/nicdiag/internal/atomicfile"
+	"github.com/nicdiag/nicdiag/internal/unit"
 	"github.com/nicdiag/nicdiag/irq"
 	"github.com/nicdiag/nicdiag/monitor"
 )
@@ -193,7 +194,7 @@ func newPage(rec *monitor.Record, v *view, cs []chart, vd *monitor.Verdict, comp
 			irqPct = pct(*c.IRQPct)
 		}
 		p.CPURows = append(p.CPURows, []string{strconv.Itoa(c.CPU), irqPct, pct(c.SoftIRQPct), pct(c.BusyPct),
-			si(c.NetRXPerS), si(c.NetTXPerS), si(c.NICIRQsPerS), si(c.SoftnetProcessedPerS), si(c.SoftnetDroppedPerS), si(c.SoftnetSqueezedPerS)})
+			unit.Count(c.NetRXPerS), unit.Count(c.NetTXPerS), unit.Count(c.NICIRQsPerS), unit.Count(c.SoftnetProcessedPerS), unit.Count(c.SoftnetDroppedPerS), unit.Count(c.SoftnetSqueezedPerS)})
 	}
 	return p
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/nicdiag/nicdiag/internal/unit"
 )
 
 // Geometry shared by every chart, in SVG user units (CSS pixels).
@@ -95,47 +97,9 @@ func num(v float64) string {
 // esc escapes text for SVG and HTML.
 func esc(s string) string { return html.EscapeString(s) }
 
-// si formats a rate with three significant digits and an SI suffix:
-// 0, 950, 1.2k, 34.5k, 1.23M.
-func si(v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return "n/a"
-	case math.IsInf(v, 0):
-		return strconv.FormatFloat(v, 'f', -1, 64)
-	case v < 0:
-		return "-" + si(-v)
-	}
-	units := []string{"", "k", "M", "G", "T", "P", "E"}
-	u := 0
-	for v >= 999.5 && u < len(units)-1 {
-		v /= 1000
-		u++
-	}
-	var s string
-	switch {
-	case v == 0:
-		return "0"
-	case v >= 99.5 || u == 0 && v >= 10:
-		s = strconv.FormatFloat(v, 'f', 0, 64)
-	case v >= 9.95:
-		s = strconv.FormatFloat(v, 'f', 1, 64)
-	default:
-		s = strconv.FormatFloat(v, 'f', 2, 64)
-	}
-	if strings.Contains(s, ".") {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	}
-	return s + units[u]
-}
-
-// pct formats a percentage with one decimal.
-func pct(v float64) string {
-	if math.IsNaN(v) {
-		return "n/a"
-	}
-	return strconv.FormatFloat(v, 'f', 1, 64) + "%"
-}
+// pct formats a percentage (0 to 100) as the verdict writes shares:
+// "37 %", "0.16 %".
+func pct(p float64) string { return unit.Share(p / 100) }
 
 // niceStep returns a step of 1, 2 or 5 times a power of ten that cuts span
 // into at most n parts.

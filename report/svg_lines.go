@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/nicdiag/nicdiag/internal/unit"
 )
 
 // series is one line of a line chart.
@@ -89,7 +91,7 @@ func (c *lineChart) svg() string {
 	for i := 0; i <= min(20, int(math.Round(top/step))); i++ {
 		v := float64(i) * step
 		d.printf(`<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#e5e5e5"/>`+"\n", plotX, num(y(v)), plotX+plotW, num(y(v)))
-		d.text(plotX-6, y(v)+4, "end", "a", si(v))
+		d.text(plotX-6, y(v)+4, "end", "a", unit.Count(v))
 	}
 	for _, r := range c.refs {
 		d.printf(`<line class="ref" x1="%d" y1="%s" x2="%d" y2="%s" %s><title>%s</title></line>`+"\n",

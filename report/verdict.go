@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nicdiag/nicdiag/internal/unit"
 	"github.com/nicdiag/nicdiag/irq"
 	"github.com/nicdiag/nicdiag/monitor"
 	"github.com/nicdiag/nicdiag/stack"
@@ -115,12 +116,12 @@ func newPageVerdict(v *monitor.Verdict, computed bool) *pageVerdict {
 		if t.CeilingMbps != nil {
 			ceil = monitor.FormatMbps(*t.CeilingMbps) + " (" + string(t.CeilingLayer) + ")"
 		}
-		p.Traffic = append(p.Traffic, []string{t.NIC, t.Direction, si(t.FramesPerS), monitor.FormatMbps(t.AchievedMbps),
+		p.Traffic = append(p.Traffic, []string{t.NIC, t.Direction, unit.Count(t.FramesPerS), monitor.FormatMbps(t.AchievedMbps),
 			strconv.FormatFloat(math.Round(t.MeanFrameBytes), 'f', 0, 64), ceil})
 	}
 	p.StackHead, p.Stack, p.StackNote = stackRows(v.Stack)
 	for _, l := range v.Losses {
-		s := fmt.Sprintf("%s: %s, %s in all (%s/s), counted by %s", l.NIC, lossWords(l.Class), si(l.Count), si(l.PerS), strings.Join(l.Counters, ", "))
+		s := fmt.Sprintf("%s: %s, %s in all (%s/s), counted by %s", l.NIC, lossWords(l.Class), unit.Count(l.Count), unit.Count(l.PerS), strings.Join(l.Counters, ", "))
 		if l.OfferedShare != nil {
 			s += fmt.Sprintf("; %s of the packets offered", monitor.FormatShare(*l.OfferedShare))
 		}

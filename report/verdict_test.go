@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nicdiag/nicdiag/internal/unit"
 	"github.com/nicdiag/nicdiag/irq"
 	"github.com/nicdiag/nicdiag/monitor"
 )
@@ -160,7 +161,7 @@ func TestFieldRunVerdicts(t *testing.T) {
 					"<td>"+monitor.FormatMbps(c.AchievedMbps)+"</td><td>"+monitor.FormatMbps(c.CeilingMbps)+"</td><td>"+monitor.FormatShare(c.Share)+"</td>")
 			}
 			for _, tr := range v.Traffic {
-				want = append(want, "<td>"+tmplEsc(tr.NIC)+"</td><td>"+tr.Direction+"</td><td>"+si(tr.FramesPerS)+"</td><td>"+monitor.FormatMbps(tr.AchievedMbps)+"</td>")
+				want = append(want, "<td>"+tmplEsc(tr.NIC)+"</td><td>"+tr.Direction+"</td><td>"+unit.Count(tr.FramesPerS)+"</td><td>"+monitor.FormatMbps(tr.AchievedMbps)+"</td>")
 			}
 			for _, w := range want {
 				if !strings.Contains(sec, w) {

@@ -183,7 +183,7 @@ func TestJudgeQdiscs(t *testing.T) {
 	if cake == nil || cake.Bound || cake.CeilingMbps != 1000 || cake.Share != 0.24 {
 		t.Errorf("cake at a quarter of its bandwidth: %+v", cake)
 	}
-	if drops == nil || !drops.Bound || !strings.Contains(drops.Fix, "txqueuelen") || !strings.Contains(drops.Summary, "dropped 5 %") {
+	if drops == nil || !drops.Bound || !strings.Contains(drops.Fix, "txqueuelen") || !strings.Contains(drops.Summary, "dropped 4.8 %") {
 		t.Errorf("drops: %+v", drops)
 	}
 	if s.state(LayerQdisc).State != StateBound {

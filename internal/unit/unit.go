@@ -1,5 +1,5 @@
 // Package unit formats nicdiag's quantities for people, one function a
-// unit: a rate in Mb/s or GB/s, a share, a count.
+// unit: a rate in Mb/s or GB/s, a share, a count, a size, a time.
 package unit
 
 import (
@@ -84,9 +84,19 @@ func GBps(v float64) string {
 	return strconv.FormatFloat(v, 'g', 2, 64) + " GB/s"
 }
 
-// Count renders a count or a rate of things: "37", "3.5", "190k", "1.2M".
+// Count renders a count or a rate of things: "37", "3.5", "190k", "1.2M",
+// "4.1G"; "0" for nothing, a minus sign before a negative one, "n/a" for
+// NaN or infinity.
 func Count(v float64) string {
 	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "n/a"
+	case v < 0:
+		return "-" + Count(-v)
+	case v == 0:
+		return "0"
+	case v >= 1e9:
+		return fmt.Sprintf("%.1fG", v/1e9)
 	case v >= 1e6:
 		return fmt.Sprintf("%.1fM", v/1e6)
 	case v >= 1e4:
@@ -95,6 +105,38 @@ func Count(v float64) string {
 		return fmt.Sprintf("%.0f", v)
 	}
 	return fmt.Sprintf("%.1f", v)
+}
+
+// Bytes renders a size in IEC units: "900 B", "16 KiB", "1.5 MiB",
+// "2 GiB" (one decimal below 10 where it is not whole).
+func Bytes(b float64) string {
+	trim := func(v float64, u string) string {
+		if v < 10 && math.Abs(v-math.Round(v)) > 0.05 {
+			return fmt.Sprintf("%.1f %s", v, u)
+		}
+		return fmt.Sprintf("%.0f %s", v, u)
+	}
+	switch {
+	case b >= 1<<30:
+		return trim(b/(1<<30), "GiB")
+	case b >= 1<<20:
+		return trim(b/(1<<20), "MiB")
+	case b >= 1<<10:
+		return trim(b/(1<<10), "KiB")
+	}
+	return fmt.Sprintf("%.0f B", b)
+}
+
+// Millis renders a time given in milliseconds: "40 ms", "2.5 ms",
+// "0.35 ms".
+func Millis(ms float64) string {
+	switch {
+	case ms >= 10:
+		return fmt.Sprintf("%.0f ms", ms)
+	case ms >= 1:
+		return fmt.Sprintf("%.1f ms", ms)
+	}
+	return fmt.Sprintf("%.2f ms", ms)
 }
 
 // Number renders a figure rounded to a whole number, without a unit: the
