@@ -267,25 +267,7 @@ func (h *Host) powersave(n *NIC) (finding.Finding, bool) {
 	if maxKHz > 0 {
 		ev["scaling_max_khz"] = strconv.FormatInt(maxKHz, 10)
 	}
-	var summary, fix string
-	if sev == finding.Warn {
-		clock := ""
-		if minKHz > 0 && maxKHz > 0 {
-			clock = fmt.Sprintf(" (%d of %d MHz)", minKHz/1000, maxKHz/1000)
-		}
-		summary = fmt.Sprintf("%d of the %d CPUs that take %s's queue interrupts run the powersave governor, which holds them at their lowest frequency%s whatever the load: every packet on them is handled at that clock",
-			len(pinned), len(cpus), n.Name, clock)
-		fix = fmt.Sprintf("Let them clock up: cpupower -c %s frequency-set -g performance (or -g schedutil), or tuned-adm profile network-throughput.", irq.FormatCPUList(pinned))
-	} else {
-		summary = fmt.Sprintf("%d of the %d CPUs that take %s's queue interrupts have an energy-performance preference that favours power: the clock ramps up late under a packet burst, which costs latency more than sustained throughput",
-			len(slow), len(cpus), n.Name)
-		names := joinInts(slow)
-		if len(slow) > 1 {
-			names = "{" + names + "}"
-		}
-		fix = fmt.Sprintf("echo balance_performance | tee /sys/devices/system/cpu/cpu%s/cpufreq/energy_performance_preference (performance for the lowest latency), or tuned-adm profile network-latency.",
-			names)
-	}
+	summary, fix := powersaveText(n.Name, len(cpus), sev, slow, pinned, minKHz, maxKHz)
 	return finding.Finding{
 		Code:     finding.CPUPowersave,
 		Severity: sev,
@@ -294,4 +276,29 @@ func (h *Host) powersave(n *NIC) (finding.Finding, bool) {
 		Fix:      fix,
 		Evidence: ev,
 	}, true
+}
+
+// powersaveText is cpu.powersave's summary and fix for the slow CPUs among
+// the queueCPUs that take name's queue interrupts: pinned are those under
+// the powersave governor (sev Warn), held at minKHz of maxKHz.
+func powersaveText(name string, queueCPUs int, sev finding.Severity, slow, pinned []int, minKHz, maxKHz int64) (summary, fix string) {
+	if sev == finding.Warn {
+		clock := ""
+		if minKHz > 0 && maxKHz > 0 {
+			clock = fmt.Sprintf(" (%d of %d MHz)", minKHz/1000, maxKHz/1000)
+		}
+		summary = fmt.Sprintf("%d of the %d CPUs that take %s's queue interrupts run the powersave governor, which holds them at their lowest frequency%s whatever the load: every packet on them is handled at that clock",
+			len(pinned), queueCPUs, name, clock)
+		fix = fmt.Sprintf("Let them clock up: cpupower -c %s frequency-set -g performance (or -g schedutil), or tuned-adm profile network-throughput.", irq.FormatCPUList(pinned))
+	} else {
+		summary = fmt.Sprintf("%d of the %d CPUs that take %s's queue interrupts have an energy-performance preference that favours power: the clock ramps up late under a packet burst, which costs latency more than sustained throughput",
+			len(slow), queueCPUs, name)
+		names := joinInts(slow)
+		if len(slow) > 1 {
+			names = "{" + names + "}"
+		}
+		fix = fmt.Sprintf("echo balance_performance | tee /sys/devices/system/cpu/cpu%s/cpufreq/energy_performance_preference (performance for the lowest latency), or tuned-adm profile network-latency.",
+			names)
+	}
+	return summary, fix
 }

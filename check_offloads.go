@@ -120,15 +120,19 @@ type offload struct {
 }
 
 func offloadsOff(n *NIC) (finding.Finding, bool) {
-	fs := n.Features
-	off := func(name string) bool {
-		f, ok := fs[name]
-		return ok && !f.Active && !f.Fixed && !coveredByWorkaround(n, name)
+	found := offloadsFound(n)
+	if len(found) == 0 {
+		return finding.Finding{}, false
 	}
-	speed := n.Link.SpeedMbps
-	// The packet and byte rates at line rate, in full the first time.
+	return offloadFinding(n, found), true
+}
+
+// lineRates returns the packet rate at n's line rate for a cost, in full
+// the first time it is called, and the byte rate; "" for both without a
+// speed.
+func lineRates(speed int) (frames func() string, bytes string) {
 	said := false
-	frames := func() string {
+	frames = func() string {
 		switch {
 		case speed <= 0:
 			return ""
@@ -138,10 +142,21 @@ func offloadsOff(n *NIC) (finding.Finding, bool) {
 		said = true
 		return fmt.Sprintf(" (%.0f kpps of 1518-byte frames at %d Mb/s)", fullFramesPerSecond(speed)/1000, speed)
 	}
-	bytes := ""
 	if speed > 0 {
 		bytes = fmt.Sprintf(" (%.0f MB/s at line rate)", float64(speed)/8)
 	}
+	return frames, bytes
+}
+
+// offloadsFound lists the offloads n has off though its driver can turn
+// them on, in the order the finding names them.
+func offloadsFound(n *NIC) []offload {
+	fs := n.Features
+	off := func(name string) bool {
+		f, ok := fs[name]
+		return ok && !f.Active && !f.Fixed && !coveredByWorkaround(n, name)
+	}
+	frames, bytes := lineRates(n.Link.SpeedMbps)
 
 	var csums []string // the transmit checksum features the driver has
 	csumOn, csumChangeable := false, false
@@ -197,10 +212,12 @@ func offloadsOff(n *NIC) (finding.Finding, bool) {
 		found = append(found, offload{"scatter-gather", "sg", "", []string{nicinfo.FeatureScatterGather},
 			"without scatter-gather every send is copied into one linear buffer, and the kernel keeps TSO off with it"})
 	}
-	if len(found) == 0 {
-		return finding.Finding{}, false
-	}
+	return found
+}
 
+// offloadFinding is the nic.offload_off finding for the offloads found off.
+func offloadFinding(n *NIC, found []offload) finding.Finding {
+	fs, speed := n.Features, n.Link.SpeedMbps
 	var whats, costs, keywords, links, names []string
 	ev := map[string]string{"link_mbps": strconv.Itoa(speed), "warn_at_mbps": strconv.Itoa(offloadWarnMbps)}
 	for _, o := range found {
@@ -242,7 +259,7 @@ func offloadsOff(n *NIC) (finding.Finding, bool) {
 			n.Name, joinAnd(whats), them, speedText(n), strings.Join(costs, "; ")),
 		Fix:      fix + ".",
 		Evidence: ev,
-	}, true
+	}
 }
 
 // lroForwarding: LRO on while frames received on n may be forwarded.
