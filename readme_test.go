@@ -4,7 +4,11 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -100,4 +104,45 @@ func exampleBody(t *testing.T, file, name string) string {
 	}
 	t.Fatalf("%s has no %s", file, name)
 	return ""
+}
+
+// TestREADMEFuzzCount: the number of fuzz targets the README's Tests
+// paragraph states is the number of Fuzz functions in the tree, which
+// fuzz.sh finds package by package with go test -list.
+func TestREADMEFuzzCount(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fuzzFunc := regexp.MustCompile(`(?m)^func Fuzz\w*\(`)
+	n := 0
+	err = filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") && p != "."):
+			return filepath.SkipDir
+		case d.IsDir() || !strings.HasSuffix(p, "_test.go"):
+			return nil
+		}
+		src, err := os.ReadFile(p)
+		n += len(fuzzFunc.FindAll(src, -1))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 50 {
+		t.Fatalf("found %d fuzz targets: the walk missed packages", n)
+	}
+	for _, re := range []string{`fuzz targets \((\d+) now\)`, `(\d+) × 4 s plus a build per target`} {
+		m := regexp.MustCompile(re).FindSubmatch(b)
+		if m == nil {
+			t.Errorf("README.md no longer says %q", re)
+			continue
+		}
+		if got, _ := strconv.Atoi(string(m[1])); got != n {
+			t.Errorf("README.md says %d fuzz targets (%q); the tree has %d", got, m[0], n)
+		}
+	}
 }
