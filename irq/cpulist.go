@@ -69,15 +69,8 @@ func parseCPUMask(s string) ([]int, error) {
 	var out []int
 	for i := len(hex) - 1; i >= 0; i-- {
 		c := hex[i]
-		var v int
-		switch {
-		case c >= '0' && c <= '9':
-			v = int(c - '0')
-		case c >= 'a' && c <= 'f':
-			v = int(c-'a') + 10
-		case c >= 'A' && c <= 'F':
-			v = int(c-'A') + 10
-		default:
+		v, ok := text.HexDigit(c)
+		if !ok {
 			return nil, &ParseError{File: "cpu mask", Err: errf("bad hex digit %q in %q", c, text.Clip(s))}
 		}
 		base := (len(hex) - 1 - i) * 4

@@ -284,24 +284,9 @@ func nextField(l []byte, i int) ([]byte, int) {
 
 // hex32 parses hex digits (no prefix) into a uint32.
 func hex32(b []byte) (uint32, bool) {
-	if len(b) == 0 {
+	v, ok := text.Hex(b)
+	if !ok || v > 1<<32-1 {
 		return 0, false
-	}
-	var v uint64
-	for _, c := range b {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c -= 'a' - 10
-		case c >= 'A' && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		if v = v<<4 | uint64(c); v > 1<<32-1 {
-			return 0, false
-		}
 	}
 	return uint32(v), true
 }

@@ -315,15 +315,8 @@ func hexField(b []byte, digits int) (uint32, []byte, bool) {
 	}
 	var v uint32
 	for _, c := range b[:digits] {
-		var d byte
-		switch {
-		case c >= '0' && c <= '9':
-			d = c - '0'
-		case c >= 'a' && c <= 'f':
-			d = c - 'a' + 10
-		case c >= 'A' && c <= 'F':
-			d = c - 'A' + 10
-		default:
+		d, ok := text.HexDigit(c)
+		if !ok {
 			return 0, nil, false
 		}
 		v = v<<4 | uint32(d)

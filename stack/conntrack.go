@@ -65,7 +65,7 @@ func parseConntrackStat(b []byte) (ctStats, error) {
 			if col == cols {
 				return s, malformed(conntrackStatFile, n, "more fields than the %d columns", cols)
 			}
-			v, ok := hexUint(f)
+			v, ok := text.Hex(f)
 			if !ok {
 				return s, malformed(conntrackStatFile, n, "not a hexadecimal count: %q", text.Clip(string(f)))
 			}
@@ -79,29 +79,6 @@ func parseConntrackStat(b []byte) (ctStats, error) {
 		}
 	}
 	return s, nil
-}
-
-// hexUint parses up to 16 hexadecimal digits.
-func hexUint(b []byte) (uint64, bool) {
-	if len(b) == 0 || len(b) > 16 {
-		return 0, false
-	}
-	var v uint64
-	for _, c := range b {
-		var d byte
-		switch {
-		case c >= '0' && c <= '9':
-			d = c - '0'
-		case c >= 'a' && c <= 'f':
-			d = c - 'a' + 10
-		case c >= 'A' && c <= 'F':
-			d = c - 'A' + 10
-		default:
-			return 0, false
-		}
-		v = v<<4 | uint64(d)
-	}
-	return v, true
 }
 
 // delta returns the statistics from prev to cur into c; a count that went
