@@ -95,16 +95,7 @@ func ceilingLines(v *view, vd *monitor.Verdict) (c *lineChart, names []string) {
 // received and sent, summed over the NICs; nil when the record names no
 // NIC.
 func trafficLines(v *view) (*lineChart, []string) {
-	var names []string
-	seen := map[string]bool{}
-	for _, s := range v.samples {
-		for _, n := range s.NICs {
-			if !seen[n.Name] {
-				seen[n.Name] = true
-				names = append(names, n.Name)
-			}
-		}
-	}
+	names := v.nicNames()
 	if len(names) == 0 {
 		return nil, nil
 	}

@@ -46,16 +46,7 @@ func softnetChart(v *view) chart {
 // throughputChart is the line chart of each NIC's receive and transmit rate.
 func throughputChart(v *view) chart {
 	const title = "NIC throughput, Mbit/s"
-	var names []string
-	seen := map[string]bool{}
-	for _, s := range v.samples {
-		for _, n := range s.NICs {
-			if !seen[n.Name] {
-				seen[n.Name] = true
-				names = append(names, n.Name)
-			}
-		}
-	}
+	names := v.nicNames()
 	if len(names) == 0 {
 		msg := "The record names no NIC: only CPU load was sampled."
 		return chart{ID: "throughput", Title: title, SVG: message("lines-throughput", title, msg), Caption: msg}

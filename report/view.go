@@ -186,3 +186,18 @@ func (v *view) bucketNote() string {
 func charts(v *view) []chart {
 	return []chart{loadChart(v), softirqChart(v, false), softirqChart(v, true), queueChart(v), softnetChart(v), throughputChart(v)}
 }
+
+// nicNames are the NICs the samples name, in the order they first appear.
+func (v *view) nicNames() []string {
+	var names []string
+	seen := map[string]bool{}
+	for _, s := range v.samples {
+		for _, n := range s.NICs {
+			if !seen[n.Name] {
+				seen[n.Name] = true
+				names = append(names, n.Name)
+			}
+		}
+	}
+	return names
+}
