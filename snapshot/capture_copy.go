@@ -177,7 +177,11 @@ func (c *copier) write(p string, b []byte) {
 }
 
 // copyFile copies one regular file at kernel path p (already resolved).
-func (c *copier) copyFile(p string) {
+func (c *copier) copyFile(p string) { c.copyKept(p, nil) }
+
+// copyKept copies the file at kernel path p as copyFile does, writing
+// what keep returns of its content (all of it when keep is nil).
+func (c *copier) copyKept(p string, keep func([]byte) []byte) {
 	if c.fatal == nil {
 		c.fatal = c.ctx.Err()
 	}
@@ -191,6 +195,9 @@ func (c *copier) copyFile(p string) {
 	case err != nil:
 		c.skip(p, err)
 	default:
+		if keep != nil {
+			b = keep(b)
+		}
 		c.write(p, b)
 	}
 }

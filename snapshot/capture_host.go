@@ -1,8 +1,6 @@
 package snapshot
 
 import (
-	"errors"
-	"io/fs"
 	"strings"
 
 	"github.com/nicdiag/nicdiag/irq"
@@ -42,19 +40,7 @@ func (c *copier) copyHostFacts() {
 // copyCmdline writes /proc/cmdline with the idle parameters alone
 // (nicinfo.IdleCmdline): the rest of a command line may carry credentials.
 func (c *copier) copyCmdline() {
-	p := nicinfo.CmdlineFile
-	if c.fatal != nil || c.done[p] {
-		return
-	}
-	c.done[p] = true
-	b, err := c.read(p)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		c.skip(p, err)
-	default:
-		c.write(p, []byte(nicinfo.IdleCmdline(string(b))))
-	}
+	c.copyKept(nicinfo.CmdlineFile, func(b []byte) []byte { return []byte(nicinfo.IdleCmdline(string(b))) })
 }
 
 // copyIdle copies CPU directory cpu's idle states (cpuidle/stateK, the
