@@ -33,7 +33,7 @@ func (f *follower) start(ctx context.Context, o options, nics []nicinfo.NIC, iop
 	f.o, f.nics, f.iopts, f.refused = o, slices.Clone(nics), iopts, map[string]bool{}
 	var sopts []stack.Option
 	if root := o.read.Root; root != "" && root != "/" {
-		sopts = append(sopts, stack.WithRoot(root))
+		sopts = append(sopts, option.Root(root))
 	}
 	if o.netns != "" {
 		sopts = append(sopts, stack.WithNetns(o.netns))

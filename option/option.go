@@ -39,8 +39,8 @@ func (r Read) End(start time.Time) (end time.Time, ok bool) {
 }
 
 // Option sets where a host is read, or for how long. The functions of
-// packages nicdiag, nicinfo, pcie, irq and monitor take it among their own
-// options.
+// packages nicdiag, nicinfo, pcie, irq, monitor and stack take it among
+// their own options.
 type Option struct {
 	set func(*Read)
 }
@@ -95,3 +95,6 @@ func (Option) IRQOption() {}
 
 // MonitorOption marks an Option as one of package monitor's.
 func (Option) MonitorOption() {}
+
+// StackOption marks an Option as one of package stack's.
+func (Option) StackOption() {}

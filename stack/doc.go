@@ -49,7 +49,7 @@
 // by hand into reused buffers (github.com/prometheus/procfs is their test
 // oracle).
 //
-// Files are read under a root directory (WithRoot), so a recorded /proc
+// Files are read under a root directory (option.Root), so a recorded /proc
 // works like the live one; netlink sources are live only. The package
 // never prints.
 package stack

@@ -3,16 +3,17 @@ package stack_test
 import (
 	"context"
 	"fmt"
+	"github.com/nicdiag/nicdiag/option"
 
 	"github.com/nicdiag/nicdiag/stack"
 )
 
-// A Sampler over a recorded /proc (stack.WithRoot): each Read returns the
+// A Sampler over a recorded /proc (option.Root): each Read returns the
 // interval since the previous one. On the live host, give it the run's
 // process (WithProcessTree) or the interfaces watched (WithInterfaces).
 func ExampleNewSampler() {
 	ctx := context.Background()
-	s, err := stack.NewSampler(ctx, stack.WithRoot("testdata/vm-6.18"))
+	s, err := stack.NewSampler(ctx, option.Root("testdata/vm-6.18"))
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -2,6 +2,7 @@ package stack
 
 import (
 	"context"
+	"github.com/nicdiag/nicdiag/option"
 	"os"
 	"path/filepath"
 	"strings"
@@ -158,7 +159,7 @@ func recordedRun(t *testing.T, dir string) (Sample, Summary) {
 	root := t.TempDir()
 	copyTree(t, filepath.Join(dir, "before"), root)
 	now := time.Unix(1000, 0)
-	s, err := NewSampler(context.Background(), WithRoot(root), withClock(func() time.Time { return now }))
+	s, err := NewSampler(context.Background(), option.Root(root), withClock(func() time.Time { return now }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +218,7 @@ func TestRecordedConntrackFull(t *testing.T) {
 func TestEmptyRoot(t *testing.T) {
 	root := t.TempDir()
 	os.Mkdir(filepath.Join(root, "proc"), 0o755)
-	s, err := NewSampler(context.Background(), WithRoot(root))
+	s, err := NewSampler(context.Background(), option.Root(root))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,14 +4,31 @@ import (
 	"time"
 
 	"github.com/nicdiag/nicdiag/internal/fsroot"
+	"github.com/nicdiag/nicdiag/option"
 )
 
-// Option configures NewSampler.
-type Option func(*options)
+// Option configures NewSampler: one of this package's, or one of package
+// option's. option.Root reads /proc under a directory instead of the live
+// host: a recorded /proc tree (its net/snmp, net/netstat,
+// net/stat/nf_conntrack, sys/net/..., PID/stat files) reads like the live
+// one, as one network namespace; under another root nothing is asked over
+// netlink (there are no flows, qdiscs or routes) and WithNetns has no
+// effect. option.ReadDeadline (or option.ReadBudget, from NewSampler)
+// stops the reads of the root's files: after it, every read fails at once
+// with an error matching context.DeadlineExceeded.
+type Option interface {
+	ApplyRead(*option.Read)
+	StackOption()
+}
+
+// own is an option of this package's.
+type own func(*options)
+
+func (own) ApplyRead(*option.Read) {}
+func (own) StackOption()           {}
 
 type options struct {
 	root      fsroot.Root
-	deadline  time.Time
 	netns     []string
 	pid       int
 	ifaces    []string
@@ -21,29 +38,19 @@ type options struct {
 
 func newOptions(opts []Option) options {
 	o := options{scanEvery: time.Second, now: time.Now}
+	var r option.Read
 	for _, f := range opts {
-		if f != nil {
+		if f == nil {
+			continue
+		}
+		f.ApplyRead(&r)
+		if f, ok := f.(own); ok {
 			f(&o)
 		}
 	}
-	o.root = o.root.WithDeadline(o.deadline)
+	end, _ := r.End(time.Now())
+	o.root = fsroot.New(r.Root).WithDeadline(end)
 	return o
-}
-
-// WithRoot reads /proc under dir instead of the live host ("/"): a
-// recorded /proc tree (its net/snmp, net/netstat, net/stat/nf_conntrack,
-// sys/net/..., PID/stat files) reads like the live one, as one network
-// namespace. Under another root nothing is asked over netlink: there are
-// no flows, qdiscs or routes, and WithNetns has no effect.
-func WithRoot(dir string) Option {
-	return func(o *options) { o.root = fsroot.New(dir) }
-}
-
-// WithReadDeadline stops the reads of the root's files at t: after it,
-// every read fails at once with an error matching
-// context.DeadlineExceeded. The zero time sets no deadline.
-func WithReadDeadline(t time.Time) Option {
-	return func(o *options) { o.deadline = t }
 }
 
 // WithNetns adds the network namespace whose file is at path
@@ -51,14 +58,14 @@ func WithReadDeadline(t time.Time) Option {
 // WithInterfaces are in the first one given. It may be given more than
 // once. The namespace file is opened once and held.
 func WithNetns(path string) Option {
-	return func(o *options) { o.netns = append(o.netns, path) }
+	return own(func(o *options) { o.netns = append(o.netns, path) })
 }
 
 // WithProcessTree makes the run the process pid and every process below
 // it (Sampler.Watch can set it later): its sockets are the flows, its
 // network namespaces those read, and its time on each CPU the run's own.
 func WithProcessTree(pid int) Option {
-	return func(o *options) { o.pid = max(pid, 0) }
+	return own(func(o *options) { o.pid = max(pid, 0) })
 }
 
 // WithInterfaces names interfaces whose qdiscs are read, beside those the
@@ -66,7 +73,7 @@ func WithProcessTree(pid int) Option {
 // bound to these interfaces' addresses. Without either, the flows are
 // every socket of the namespaces read not bound to a loopback address.
 func WithInterfaces(names ...string) Option {
-	return func(o *options) { o.ifaces = append(o.ifaces, names...) }
+	return own(func(o *options) { o.ifaces = append(o.ifaces, names...) })
 }
 
 // WithScanEvery sets how often the process table is scanned for the other
@@ -77,10 +84,10 @@ func WithInterfaces(names ...string) Option {
 // costs. The run's tree is followed at every reading through the kernel's
 // children lists, and its threads read, whatever the scans.
 func WithScanEvery(d time.Duration) Option {
-	return func(o *options) { o.scanEvery = d }
+	return own(func(o *options) { o.scanEvery = d })
 }
 
 // withClock replaces time.Now (tests).
 func withClock(now func() time.Time) Option {
-	return func(o *options) { o.now = now }
+	return own(func(o *options) { o.now = now })
 }
