@@ -27,6 +27,7 @@ import (
 
 	"github.com/nicdiag/nicdiag/exporter"
 	"github.com/nicdiag/nicdiag/exporter/exporterhttp"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 const (
@@ -58,7 +59,7 @@ func exportedNames(t *testing.T) map[string]bool {
 	}
 	names := map[string]bool{}
 	for _, sys := range snaps {
-		srv := httptest.NewServer(exporterhttp.Handler(exporter.New(exporter.WithRoot(filepath.Dir(sys)))))
+		srv := httptest.NewServer(exporterhttp.Handler(exporter.New(option.Root(filepath.Dir(sys)))))
 		resp, err := http.Get(srv.URL + "/metrics")
 		if err != nil {
 			srv.Close()
@@ -648,7 +649,7 @@ func TestQueriesReturnDataOnRealExposition(t *testing.T) {
 	}
 	var input []series
 	for _, snap := range []string{"82576-minipcie-x1", "i350-dpdk-vfio", "ccr2004-host"} {
-		srv := httptest.NewServer(exporterhttp.Handler(exporter.New(exporter.WithRoot("../testdata/snapshots/" + snap))))
+		srv := httptest.NewServer(exporterhttp.Handler(exporter.New(option.Root("../testdata/snapshots/" + snap))))
 		resp, err := http.Get(srv.URL + "/metrics")
 		if err != nil {
 			srv.Close()

@@ -14,7 +14,7 @@ import (
 
 // A collector over a snapshot, written out once as a scrape would get it.
 func ExampleCollector_WriteMetrics() {
-	c := exporter.New(exporter.WithRoot("../testdata/snapshots/82576-minipcie-x1"))
+	c := exporter.New(option.Root("../testdata/snapshots/82576-minipcie-x1"))
 	var b bytes.Buffer
 	if err := c.WriteMetrics(context.Background(), &b); err != nil {
 		fmt.Println(err)

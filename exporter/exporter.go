@@ -36,22 +36,31 @@ const DefaultTTL = 30 * time.Second
 // checkTimeout bounds one check.
 const checkTimeout = 20 * time.Second
 
-// Option configures a Collector.
-type Option func(*Collector)
+// Option configures a Collector: one of this package's, or one of package
+// option's, which the check gets as they are: option.Root checks a
+// snapshot directory instead of the live host, option.ReadBudget bounds
+// the time each check spends reading.
+type Option interface {
+	ApplyRead(*option.Read)
+	ExporterOption()
+}
 
-// WithRoot reads a snapshot directory instead of the live host.
-func WithRoot(dir string) Option { return func(c *Collector) { c.root = dir } }
+// own is an option of this package's.
+type own func(*Collector)
+
+func (own) ApplyRead(*option.Read) {}
+func (own) ExporterOption()        {}
 
 // WithTTL sets how long a check result is reused between scrapes.
-func WithTTL(d time.Duration) Option { return func(c *Collector) { c.ttl = d } }
+func WithTTL(d time.Duration) Option { return own(func(c *Collector) { c.ttl = d }) }
 
-// WithCheck sets the check a Collector runs, in place of nicdiag.Check over
-// the WithRoot directory: a program with options of its own for the check,
+// WithCheck sets the check a Collector runs, in place of nicdiag.Check with
+// the Collector's read options (option.Root, option.ReadBudget): a program with options of its own for the check,
 // or a test. check must return a report with its Host, or an error; ctx
 // ends 20 s after the check starts.
 func WithCheck(check func(ctx context.Context) (*nicdiag.Report, error)) Option {
-	return func(c *Collector) {
-		c.build = func(ctx context.Context, _ string) (*snapshotMetrics, error) {
+	return own(func(c *Collector) {
+		c.build = func(ctx context.Context, _ option.Read) (*snapshotMetrics, error) {
 			r, err := check(ctx)
 			switch {
 			case err != nil:
@@ -61,17 +70,17 @@ func WithCheck(check func(ctx context.Context) (*nicdiag.Report, error)) Option 
 			}
 			return reportMetrics(r), nil
 		}
-	}
+	})
 }
 
 // Collector runs nicdiag.Check and keeps its result as one rendered
 // exposition. It is safe for concurrent scrapes: they share the cached
 // result, and only one check runs at a time, bounded at 20 s.
 type Collector struct {
-	root  string
+	read  option.Read // the check's root and read budget
 	ttl   time.Duration
 	now   func() time.Time
-	build func(ctx context.Context, root string) (*snapshotMetrics, error) // build; tests replace it
+	build func(ctx context.Context, r option.Read) (*snapshotMetrics, error) // build; tests replace it
 
 	mu      sync.Mutex
 	at      time.Time     // when the last check ended
@@ -87,7 +96,11 @@ type Collector struct {
 func New(opts ...Option) *Collector {
 	c := &Collector{ttl: DefaultTTL, now: time.Now, build: build}
 	for _, o := range opts {
-		if o != nil {
+		if o == nil {
+			continue
+		}
+		o.ApplyRead(&c.read)
+		if o, ok := o.(own); ok {
 			o(c)
 		}
 	}
@@ -220,7 +233,7 @@ func (c *Collector) current(ctx context.Context) (*page, error) {
 func (c *Collector) refresh(done chan struct{}) {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), checkTimeout)
-	m, err := c.build(ctx, c.root)
+	m, err := c.build(ctx, c.read)
 	cancel()
 	seconds := time.Since(start).Seconds()
 	c.checks++
@@ -253,8 +266,8 @@ type snapshotMetrics struct {
 	samples []sample
 }
 
-func build(ctx context.Context, root string) (*snapshotMetrics, error) {
-	r, err := nicdiag.Check(ctx, option.Root(root))
+func build(ctx context.Context, read option.Read) (*snapshotMetrics, error) {
+	r, err := nicdiag.Check(ctx, option.Of(read))
 	if err != nil {
 		return nil, err
 	}

@@ -65,7 +65,7 @@ func labels(m *dto.Metric) map[string]string {
 }
 
 func TestScrapeSeedSnapshot(t *testing.T) {
-	fams := scrape(t, New(WithRoot(seed)))
+	fams := scrape(t, New(option.Root(seed)))
 
 	if v := fams["nicdiag_up"].GetMetric()[0].GetGauge().GetValue(); v != 1 {
 		t.Fatalf("nicdiag_up = %v", v)
@@ -127,7 +127,7 @@ func TestScrapeSeedSnapshot(t *testing.T) {
 
 // Concurrent scrapes share one cached check.
 func TestConcurrentScrapesShareOneCheck(t *testing.T) {
-	c := New(WithRoot(seed), WithTTL(time.Hour))
+	c := New(option.Root(seed), WithTTL(time.Hour))
 	var wg sync.WaitGroup
 	for i := 0; i < 8; i++ {
 		wg.Add(1)
@@ -146,16 +146,31 @@ func TestConcurrentScrapesShareOneCheck(t *testing.T) {
 }
 
 func TestMissingRootIsDownNotFatal(t *testing.T) {
-	fams := scrape(t, New(WithRoot(t.TempDir()+"/nope")))
+	fams := scrape(t, New(option.Root(t.TempDir()+"/nope")))
 	if fams["nicdiag_up"] == nil {
 		t.Fatal("no nicdiag_up")
+	}
+}
+
+// TestReadBudgetReachesTheCheck: the read options a Collector is given
+// are the check's: a budget spent at once takes the exporter down, where
+// the same snapshot without it is up.
+func TestReadBudgetReachesTheCheck(t *testing.T) {
+	up := func(c *Collector) float64 {
+		return scrape(t, c)["nicdiag_up"].GetMetric()[0].GetGauge().GetValue()
+	}
+	if v := up(New(option.Root(seed))); v != 1 {
+		t.Fatalf("nicdiag_up %v without a budget, want 1", v)
+	}
+	if v := up(New(option.Root(seed), option.ReadBudget(time.Nanosecond))); v != 0 {
+		t.Errorf("nicdiag_up %v with a spent read budget, want 0", v)
 	}
 }
 
 // A PCI function bound to vfio-pci has no netdev, but it is a NIC: its
 // identity, hops and ceiling are exported under its PCI address.
 func TestScrapeNoNetdevFunction(t *testing.T) {
-	fams := scrape(t, New(WithRoot("../testdata/snapshots/i350-dpdk-vfio")))
+	fams := scrape(t, New(option.Root("../testdata/snapshots/i350-dpdk-vfio")))
 	want := map[string]bool{"nicdiag_nic_info": false, "nicdiag_ceiling_bytes_per_second": false,
 		"nicdiag_pcie_hop_speed_transfers_per_second": false, "nicdiag_line_rate_bytes_per_second": false}
 	for name := range want {
@@ -185,7 +200,7 @@ func TestExpositionPassesPromtool(t *testing.T) {
 		t.Skip("promtool not on PATH (Debian package prometheus): exposition not checked by it")
 	}
 	for _, snap := range append(bundledSnapshots(t), t.TempDir()+"/nope") {
-		body := exposition(t, New(WithRoot(snap)))
+		body := exposition(t, New(option.Root(snap)))
 		cmd := exec.Command(promtool, "check", "metrics")
 		cmd.Stdin = bytes.NewReader(body)
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -198,7 +213,7 @@ func TestExpositionPassesPromtool(t *testing.T) {
 // (nicdiag_up 0), not a host without NICs.
 func TestScrapeDeletedRoot(t *testing.T) {
 	dir := snaptest.Copy(t, "../testdata/snapshots/82576-minipcie-x1")
-	c := New(WithRoot(dir), WithTTL(time.Nanosecond))
+	c := New(option.Root(dir), WithTTL(time.Nanosecond))
 	if v := scrape(t, c)["nicdiag_up"].GetMetric()[0].GetGauge().GetValue(); v != 1 {
 		t.Fatalf("nicdiag_up = %v before", v)
 	}
@@ -215,13 +230,13 @@ func TestScrapeDeletedRoot(t *testing.T) {
 // for the test's end) and that reports on entered each time one starts.
 func blockingCollector(t *testing.T) (c *Collector, entered <-chan struct{}, release func()) {
 	t.Helper()
-	c = New(WithRoot(seed))
+	c = New(option.Root(seed))
 	in := make(chan struct{}, 16)
 	gate := make(chan struct{})
 	var once sync.Once
 	release = func() { once.Do(func() { close(gate) }) }
 	t.Cleanup(release)
-	c.build = func(ctx context.Context, root string) (*snapshotMetrics, error) {
+	c.build = func(ctx context.Context, root option.Read) (*snapshotMetrics, error) {
 		in <- struct{}{}
 		select {
 		case <-gate:
@@ -258,7 +273,7 @@ func TestWriteMetricsContextEnds(t *testing.T) {
 // slices to every caller within the TTL, the gzipped ones unzipping to the
 // plain ones.
 func TestExpositionGzip(t *testing.T) {
-	c := New(WithRoot(seed), WithTTL(time.Hour))
+	c := New(option.Root(seed), WithTTL(time.Hour))
 	ctx := context.Background()
 	plain, err := c.Exposition(ctx, false)
 	if err != nil {
@@ -294,7 +309,7 @@ var counterLines = regexp.MustCompile(`(?m)^# (HELP|TYPE) nicdiag_check(s|_error
 // nicdiag_up 0 and the duration.
 func TestWriteReport(t *testing.T) {
 	for _, snap := range bundledSnapshots(t) {
-		served := exposition(t, New(WithRoot(snap)))
+		served := exposition(t, New(option.Root(snap)))
 		r, err := nicdiag.Check(context.Background(), option.Root(snap))
 		if err != nil {
 			t.Fatal(err)

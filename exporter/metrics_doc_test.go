@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // hostFamilies are the families of the host audit (series_host.go);
@@ -77,7 +79,7 @@ func TestMetricsDocumented(t *testing.T) {
 		}
 	}
 	for _, snap := range bundledSnapshots(t) {
-		for name := range parse(t, bytes.NewReader(exposition(t, New(WithRoot(snap))))) {
+		for name := range parse(t, bytes.NewReader(exposition(t, New(option.Root(snap))))) {
 			if !known[name] {
 				t.Errorf("%s: the exporter emits %s, which allFamilies does not hold", snap, name)
 			}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/nicdiag/nicdiag/internal/snaptest"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // auditTree is x722-lewisburg with the host audit's facts added
@@ -51,7 +52,7 @@ func auditTree(t *testing.T) string {
 // The new series carry the tree's values, and promtool accepts the
 // exposition where it is installed.
 func TestHostAuditSeries(t *testing.T) {
-	text := exposition(t, New(WithRoot(auditTree(t))))
+	text := exposition(t, New(option.Root(auditTree(t))))
 	fams := parse(t, bytes.NewReader(text))
 	want := []struct {
 		fam    string

@@ -54,7 +54,7 @@ func TestEverySnapshotFullyExported(t *testing.T) {
 			t.Errorf("%s: check: %v", name, err)
 			continue
 		}
-		text := exposition(t, New(WithRoot(snap)))
+		text := exposition(t, New(option.Root(snap)))
 		if d := duplicateSeries(text); d != "" {
 			t.Errorf("%s: series %s appears twice", name, d)
 		}
@@ -204,7 +204,7 @@ func TestNonRootView(t *testing.T) {
 	incomplete := 0
 	for _, snap := range bundledSnapshots(t) {
 		name := filepath.Base(snap)
-		root, user := seriesOf(t, New(WithRoot(snap))), seriesOf(t, New(WithRoot(nonRoot(t, snap))))
+		root, user := seriesOf(t, New(option.Root(snap))), seriesOf(t, New(option.Root(nonRoot(t, snap))))
 		for k, v := range root {
 			u, ok := user[k]
 			switch {

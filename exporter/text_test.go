@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"regexp"
 	"testing"
+
+	"github.com/nicdiag/nicdiag/option"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.prom from the current exposition")
@@ -18,7 +20,7 @@ var update = flag.Bool("update", false, "rewrite testdata/*.prom from the curren
 // are as it wrote them.
 func TestExpositionGolden(t *testing.T) {
 	const golden = "testdata/82576-minipcie-x1.prom"
-	got := exposition(t, New(WithRoot(seed)))
+	got := exposition(t, New(option.Root(seed)))
 	got = regexp.MustCompile(`(?m)^(nicdiag_check_duration_seconds) \S+$`).ReplaceAll(got, []byte("$1 DURATION"))
 	if *update {
 		if err := os.WriteFile(golden, got, 0o644); err != nil {

@@ -39,8 +39,8 @@ func (r Read) End(start time.Time) (end time.Time, ok bool) {
 }
 
 // Option sets where a host is read, or for how long. The functions of
-// packages nicdiag, nicinfo, pcie, irq, monitor and stack take it among
-// their own options.
+// packages nicdiag, nicinfo, pcie, irq, monitor, stack and exporter take
+// it among their own options.
 type Option struct {
 	set func(*Read)
 }
@@ -98,3 +98,6 @@ func (Option) MonitorOption() {}
 
 // StackOption marks an Option as one of package stack's.
 func (Option) StackOption() {}
+
+// ExporterOption marks an Option as one of package exporter's.
+func (Option) ExporterOption() {}

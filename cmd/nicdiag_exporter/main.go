@@ -34,6 +34,7 @@ import (
 
 	"github.com/nicdiag/nicdiag/exporter"
 	"github.com/nicdiag/nicdiag/exporter/exporterhttp"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 const (
@@ -164,7 +165,7 @@ func serve(ctx context.Context, o options, logger *slog.Logger, ready chan<- []s
 		return err
 	}
 	defer closeRoot()
-	c := exporter.New(exporter.WithRoot(root), exporter.WithTTL(o.ttl))
+	c := exporter.New(option.Root(root), exporter.WithTTL(o.ttl))
 	srv := exporterhttp.NewServer(c, exporterhttp.WithMetricsPath(o.path), exporterhttp.WithMaxScrapes(o.maxRequests),
 		exporterhttp.WithMaxConns(o.maxConns), exporterhttp.WithLandingPage(landingPage(o.path, logger)))
 	srv.SetErrorLog(slog.NewLogLogger(logger.Handler(), slog.LevelError))

@@ -9,11 +9,12 @@ import (
 
 	"github.com/nicdiag/nicdiag/exporter"
 	"github.com/nicdiag/nicdiag/exporter/exporterhttp"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // The exporter mounted in a program's own mux, next to its other routes.
 func ExampleHandler() {
-	c := exporter.New(exporter.WithRoot("../../testdata/snapshots/82576-minipcie-x1"))
+	c := exporter.New(option.Root("../../testdata/snapshots/82576-minipcie-x1"))
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", exporterhttp.Handler(c, exporterhttp.WithMaxScrapes(2)))
 	srv := httptest.NewServer(mux)
@@ -32,7 +33,7 @@ func ExampleHandler() {
 // A Server with the exporter's timeouts and connection cap, shut down
 // when done.
 func ExampleNewServer() {
-	c := exporter.New(exporter.WithRoot("../../testdata/snapshots/82576-minipcie-x1"))
+	c := exporter.New(option.Root("../../testdata/snapshots/82576-minipcie-x1"))
 	s := exporterhttp.NewServer(c, exporterhttp.WithMaxConns(16))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

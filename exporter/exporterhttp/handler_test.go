@@ -9,13 +9,14 @@ import (
 	"time"
 
 	"github.com/nicdiag/nicdiag/exporter"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // The handler mounts in a mux of the caller's, next to its own routes,
 // with its scrape timeout and 503 with Retry-After.
 func TestHandlerInMux(t *testing.T) {
 	mux := http.NewServeMux()
-	mux.Handle("/", Handler(exporter.New(exporter.WithRoot(seed)), WithScrapeTimeout(time.Nanosecond)))
+	mux.Handle("/", Handler(exporter.New(option.Root(seed)), WithScrapeTimeout(time.Nanosecond)))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") })
 	srv := httptest.NewServer(mux)
 	defer srv.Close()

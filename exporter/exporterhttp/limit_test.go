@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nicdiag/nicdiag/exporter"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // idleConn opens a connection, has one request answered on it, and leaves
@@ -27,7 +28,7 @@ func idleConn(t *testing.T, addr string) *rawConn {
 // At the connection cap, a new client is served at once: the connection
 // idle the longest is closed for it, well before the idle timeout.
 func TestConnCapClosesOldestIdle(t *testing.T) {
-	addr := startServer(t, exporter.New(exporter.WithRoot(seed)), WithMaxConns(2), WithIdleTimeout(time.Minute))
+	addr := startServer(t, exporter.New(option.Root(seed)), WithMaxConns(2), WithIdleTimeout(time.Minute))
 	first := idleConn(t, addr)
 	time.Sleep(20 * time.Millisecond) // the first is idle the longest
 	second := idleConn(t, addr)
@@ -49,7 +50,7 @@ func TestConnCapClosesOldestIdle(t *testing.T) {
 // the read-header timeout closes them, and then a waiting client is
 // answered.
 func TestConnCapSilentUntilReadHeaderTimeout(t *testing.T) {
-	addr := startServer(t, exporter.New(exporter.WithRoot(seed)), WithMaxConns(2), WithReadHeaderTimeout(time.Second))
+	addr := startServer(t, exporter.New(option.Root(seed)), WithMaxConns(2), WithReadHeaderTimeout(time.Second))
 	first, second := dialRaw(t, addr), dialRaw(t, addr)
 	code, _, _ := get(t, &http.Client{Timeout: 20 * time.Second}, "GET", "http://"+addr+"/metrics")
 	if code != 200 {

@@ -32,6 +32,7 @@ import (
 	"github.com/nicdiag/nicdiag"
 	"github.com/nicdiag/nicdiag/exporter"
 	"github.com/nicdiag/nicdiag/finding"
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // helperEnv, set, makes TestLoadHelper the client named by the helper
@@ -390,7 +391,7 @@ func TestIdleConnectionsBounded(t *testing.T) {
 		n = int(lim.Max) - 200
 		t.Logf("RLIMIT_NOFILE %d: %d connections", lim.Max, n)
 	}
-	addr := startServer(t, exporter.New(exporter.WithRoot(seed)), WithIdleTimeout(time.Second))
+	addr := startServer(t, exporter.New(option.Root(seed)), WithIdleTimeout(time.Second))
 	base, rss0 := openFDs(t), settle(t)
 	smp := sample(t)
 	res := runHelper(t, "idle", addr, n, 0)
@@ -418,7 +419,7 @@ func TestIdleConnectionsBounded(t *testing.T) {
 // server holds the silent connections and the scraper's, no more.
 func TestSilentConnections(t *testing.T) {
 	const silent = 200
-	addr := startServer(t, exporter.New(exporter.WithRoot(seed), exporter.WithTTL(time.Hour)), WithReadHeaderTimeout(time.Minute))
+	addr := startServer(t, exporter.New(option.Root(seed), exporter.WithTTL(time.Hour)), WithReadHeaderTimeout(time.Minute))
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 10 * time.Second}
 	if code, _, _ := get(t, client, "GET", "http://"+addr+"/metrics"); code != 200 {
 		t.Fatalf("warm-up scrape: %d", code)
@@ -467,7 +468,7 @@ func BenchmarkScrapeSilentConnections(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			s := NewServer(exporter.New(exporter.WithRoot(seed), exporter.WithTTL(time.Hour)))
+			s := NewServer(exporter.New(option.Root(seed), exporter.WithTTL(time.Hour)))
 			s.SetErrorLog(log.New(io.Discard, "", 0))
 			hs := s.HTTPServer()
 			go hs.Serve(s.Listener(ln))
@@ -513,7 +514,7 @@ func TestManyScrapersMemoryFlat(t *testing.T) {
 		peakBound = 64 << 20 // HeapInuse during, vs before
 		rssBound  = 64 << 20 // VmRSS after FreeOSMemory, after vs before
 	)
-	addr := startServer(t, exporter.New(exporter.WithRoot(seed), exporter.WithTTL(time.Second)))
+	addr := startServer(t, exporter.New(option.Root(seed), exporter.WithTTL(time.Second)))
 	if res := runHelper(t, "scrape", addr, 1, time.Millisecond); !strings.HasPrefix(res, "ok 1 ") {
 		t.Fatalf("warm-up scrape: %s", res)
 	}

@@ -124,7 +124,7 @@ func (r *rawConn) closed() bool {
 // The server carries the defaults; an option that is not positive keeps
 // them.
 func TestServerDefaults(t *testing.T) {
-	c := exporter.New(exporter.WithRoot(seed))
+	c := exporter.New(option.Root(seed))
 	s := NewServer(c, WithMaxScrapes(0), WithMaxConns(-1), WithIdleTimeout(0), WithWriteTimeout(-time.Second), WithMetricsPath("x"), nil)
 	h := s.HTTPServer()
 	if h.ReadHeaderTimeout != DefaultReadHeaderTimeout || h.ReadTimeout != DefaultReadTimeout || h.IdleTimeout != DefaultIdleTimeout ||
@@ -168,7 +168,7 @@ func get(t *testing.T, client *http.Client, method, url string) (int, http.Heade
 // paths and methods are refused, the methods with Allow.
 func TestServerRoutes(t *testing.T) {
 	client := &http.Client{Transport: &http.Transport{DisableCompression: true}, Timeout: 20 * time.Second}
-	base := "http://" + startServer(t, exporter.New(exporter.WithRoot(seed)))
+	base := "http://" + startServer(t, exporter.New(option.Root(seed)))
 	if code, h, body := get(t, client, "GET", base+"/"); code != 200 || !strings.HasPrefix(h.Get("Content-Type"), "text/html") || !strings.Contains(body, `<a href="/metrics">`) {
 		t.Errorf("GET / = %d %v %q", code, h, body)
 	}
@@ -193,7 +193,7 @@ func TestServerRoutes(t *testing.T) {
 
 	// Another metrics path, another landing page.
 	landing := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "mine") })
-	base = "http://" + startServer(t, exporter.New(exporter.WithRoot(seed)), WithMetricsPath("/nic"), WithLandingPage(landing))
+	base = "http://" + startServer(t, exporter.New(option.Root(seed)), WithMetricsPath("/nic"), WithLandingPage(landing))
 	if code, _, body := get(t, client, "GET", base+"/nic"); code != 200 || !strings.Contains(body, "\nnicdiag_up 1\n") {
 		t.Errorf("GET /nic = %d %q", code, body)
 	}
@@ -208,7 +208,7 @@ func TestServerRoutes(t *testing.T) {
 // A client that accepts gzip gets the same exposition gzipped; one that
 // does not, or refuses it with q=0, gets it plain.
 func TestScrapeGzip(t *testing.T) {
-	url := "http://" + startServer(t, exporter.New(exporter.WithRoot(seed), exporter.WithTTL(time.Hour))) + "/metrics"
+	url := "http://" + startServer(t, exporter.New(option.Root(seed), exporter.WithTTL(time.Hour))) + "/metrics"
 	client := &http.Client{Transport: &http.Transport{DisableCompression: true}, Timeout: 20 * time.Second}
 	fetch := func(ae string) (string, []byte) {
 		req, _ := http.NewRequest("GET", url, nil)
@@ -389,7 +389,7 @@ func TestDisconnectFreesScrapeSlot(t *testing.T) {
 // Request heads over the bound (one long line or many fields) are answered
 // 431 and the connection closed; one within it is served.
 func TestOversizeHeaders(t *testing.T) {
-	addr := startServer(t, exporter.New(exporter.WithRoot(seed), exporter.WithTTL(time.Hour)))
+	addr := startServer(t, exporter.New(option.Root(seed), exporter.WithTTL(time.Hour)))
 	// net/http allows 4 KiB over MaxHeaderBytes.
 	long := strings.Repeat("a", MaxHeaderBytes+4<<10)
 	many := strings.Repeat("X-Filler: "+strings.Repeat("b", 90)+"\r\n", len(long)/100+1)
@@ -418,7 +418,7 @@ func TestOversizeHeaders(t *testing.T) {
 // drains (256 KiB), else once the body is in or the read timeout ends.
 func TestRequestBodies(t *testing.T) {
 	const readTimeout = time.Second
-	addr := startServer(t, exporter.New(exporter.WithRoot(seed), exporter.WithTTL(time.Hour)), WithReadTimeout(readTimeout))
+	addr := startServer(t, exporter.New(option.Root(seed), exporter.WithTTL(time.Hour)), WithReadTimeout(readTimeout))
 	r := dialRaw(t, addr)
 	r.send("GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello" +
 		"GET / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n3\r\n, w\r\n0\r\n\r\n" +
@@ -467,7 +467,7 @@ func TestRequestBodies(t *testing.T) {
 // disconnected by the read-header timeout, not by the (longer) read timeout.
 func TestSlowHeadersCutOff(t *testing.T) {
 	const timeout = 300 * time.Millisecond
-	addr := startServer(t, exporter.New(exporter.WithRoot(seed)), WithReadHeaderTimeout(timeout), WithReadTimeout(time.Minute))
+	addr := startServer(t, exporter.New(option.Root(seed)), WithReadHeaderTimeout(timeout), WithReadTimeout(time.Minute))
 	start := time.Now() // before the server can start its clock
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -508,7 +508,7 @@ func TestSlowHeadersCutOff(t *testing.T) {
 // A keep-alive connection left idle is closed by the idle timeout.
 func TestIdleConnectionClosed(t *testing.T) {
 	const idle = 300 * time.Millisecond
-	r := dialRaw(t, startServer(t, exporter.New(exporter.WithRoot(seed)), WithIdleTimeout(idle)))
+	r := dialRaw(t, startServer(t, exporter.New(option.Root(seed)), WithIdleTimeout(idle)))
 	start := time.Now() // the idle clock starts after the response
 	r.send("GET / HTTP/1.1\r\nHost: nicdiag\r\n\r\n")
 	if resp, _ := r.response("GET"); resp.StatusCode != 200 || resp.Close {
