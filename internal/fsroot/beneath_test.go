@@ -68,154 +68,172 @@ func TestBeneath(t *testing.T) {
 	modes(t, func(t *testing.T) {
 		dir, _ := hostile(t)
 		r := New(dir)
-		for _, c := range []struct {
-			path string
-			want string // the contents, or the error: "escape", "absent", "loop", "notdir", "notregular"
-		}{
-			{"/sys/class/net/eth0/mtu", "1500\n"},
-			{"sys/class/net/eth0/mtu", "1500\n"},
-			{"/sys/class/net/chain/mtu", "1500\n"},
-			{"/sys/class/net/eth0/../../../vendor", "0x1af4\n"},
-			{"/sys/class/net/detour/mtu", "absent"},
-			{"/sys/class/net/detour/eth0/mtu", "1500\n"},
-			{"/sys/class/net/trail/mtu", "1500\n"},
-			{"/sys/class/net/outrel/shadow", "escape"},
-			{"/sys/class/net/outabs/shadow", "escape"},
-			{"/sys/class/net/shadow", "escape"},
-			{"/sys/class/net/evil/passwd", "escape"},
-			{"/sys/class/net/abs/passwd", "escape"},
-			{"/../etc/passwd", "escape"},
-			{"/sys/../../etc/passwd", "escape"},
-			{"/etc/passwd", "inside\n"},
-			{"/sys/class/net/loop1", "loop"},
-			{"/sys/class/net/dangling", "absent"},
-			{"/sys/devices/pci0000:00/plain/x", "notdir"},
-			{"/sys/devices/pci0000:00/plain/..", "notdir"},
-			{"/sys/class/net/eth0", "notregular"},
-			{"/sys/class/net/eth0/", "notregular"},
-			{"/", "notregular"},
-		} {
-			b, err := r.ReadFile(c.path)
-			got := string(b)
-			switch {
-			case errors.Is(err, ErrEscape):
-				got = "escape"
-			case errors.Is(err, fs.ErrNotExist):
-				got = "absent"
-			case errors.Is(err, syscall.ELOOP):
-				got = "loop"
-			case errors.Is(err, syscall.ENOTDIR):
-				got = "notdir"
-			case errors.Is(err, ErrNotRegular):
-				got = "notregular"
-			case err != nil:
-				got = err.Error()
-			}
-			if got != c.want {
-				t.Errorf("ReadFile(%q) = %q (%v), want %q", c.path, got, err, c.want)
-			}
-			if err != nil && !strings.Contains(err.Error(), dir) {
-				t.Errorf("ReadFile(%q): %v does not name the file", c.path, err)
-			}
-			f, oerr := r.Open(c.path)
-			if (oerr == nil) != (err == nil) || oerr != nil && oerr.Error() != err.Error() {
-				t.Errorf("Open(%q) = %v, ReadFile %v", c.path, oerr, err)
-			}
-			if f != nil {
-				f.Close()
-			}
-		}
-		for _, p := range []string{"/sys/class/net/outrel", "/sys/class/net/outabs", "/sys/class/net/evil"} {
-			if _, err := r.ReadDir(p); !errors.Is(err, ErrEscape) {
-				t.Errorf("ReadDir(%s) = %v, want ErrEscape", p, err)
-			}
-			if r.Exists(p) {
-				t.Errorf("Exists(%s) is true", p)
-			}
-			if _, err := r.Readlink(p + "/shadow"); !errors.Is(err, ErrEscape) {
-				t.Errorf("Readlink(%s/shadow) = %v, want ErrEscape", p, err)
-			}
-		}
-		for _, p := range []string{"/sys/class/net/outrel", "/sys/class/net/evil"} {
-			if d, err := r.OpenDir(p); !errors.Is(err, ErrEscape) {
-				t.Errorf("OpenDir(%s) = %v, want ErrEscape", p, err)
-				d.Close()
-			}
-		}
-		if d, err := r.OpenDir("/sys/class/net/eth0/mtu"); !errors.Is(err, syscall.ENOTDIR) {
-			t.Errorf("OpenDir(a file) = %v, want ENOTDIR", err)
-			d.Close()
-		}
-		if d, err := r.OpenDir("/sys/class/net/chain"); err != nil {
-			t.Errorf("OpenDir through a link chain: %v", err)
-		} else if names, err := d.Readdirnames(-1); err != nil || len(names) != 3 {
-			t.Errorf("OpenDir's listing = %q, %v", names, err)
-		} else {
-			d.Close()
-		}
-		if names, err := r.ReadDir("/sys/class/net/chain"); err != nil || !slices.Equal(names, []string{"mtu", "out", "up"}) {
-			t.Errorf("ReadDir through a link chain = %q, %v", names, err)
-		}
-		for p, want := range map[string]bool{"/sys/class/net/chain/mtu": true, "/sys/class/net/eth0": true,
-			"/sys/class/net/dangling": false, "/sys/class/net/loop1": false, "/sys/class/net/shadow": false, "/": true} {
-			if got := r.Exists(p); got != want {
-				t.Errorf("Exists(%s) = %v, want %v", p, got, want)
-			}
-		}
-		// Readlink reads the link itself, even one that leads out.
-		if tg, err := r.Readlink("/sys/class/net/outabs"); err != nil || !filepath.IsAbs(tg) {
-			t.Errorf("Readlink(outabs) = %q, %v", tg, err)
-		}
-		if base, err := r.LinkBase("/sys/class/net/chain/"); err != nil || base != "eth0" {
-			t.Errorf("LinkBase(chain/) = %q, %v", base, err)
-		}
-		if _, err := r.Readlink("/sys/class/net/eth0/mtu"); !errors.Is(err, syscall.EINVAL) {
-			t.Errorf("Readlink(a file) = %v, want EINVAL", err)
-		}
-		if _, err := r.Readlink("/"); !errors.Is(err, syscall.EINVAL) {
-			t.Errorf("Readlink(/) = %v, want EINVAL", err)
-		}
-		// LinkBase names only what is inside: it measures the climb from
-		// the link's real directory, not from the path it was named by.
-		for p, want := range map[string]string{
-			"/sys/class/net/eth0": "eth0",
-			"/sys/x/up":           "bus",
-			"/sys/class/net/x/../../../../../../../../sys/x/up": "bus",
-			"/sys/x/out":                   "escape",
-			"/sys/class/net/outabs":        "escape",
-			"/sys/class/net/evil":          "escape",
-			"/sys/class/net/outrel/shadow": "escape",
-			"/sys/class/net/eth0/mtu":      "invalid",
-		} {
-			got, err := r.LinkBase(p)
-			switch {
-			case errors.Is(err, ErrEscape):
-				got = "escape"
-			case errors.Is(err, syscall.EINVAL):
-				got = "invalid"
-			case err != nil:
-				got = err.Error()
-			}
-			if got != want {
-				t.Errorf("LinkBase(%s) = %q, want %q", p, got, want)
-			}
-		}
-		for p, want := range map[string]fs.FileMode{
-			"/":                        fs.ModeDir,
-			"/sys/class/net/eth0":      fs.ModeSymlink,
-			"/sys/class/net/outabs":    fs.ModeSymlink,
-			"/sys/class/net/chain/mtu": 0,
-		} {
-			if m, err := r.Mode(p); err != nil || m.Type() != want {
-				t.Errorf("Mode(%s) = %v, %v; want type %v", p, m, err, want)
-			}
-		}
-		for p, want := range map[string]error{"/sys/class/net/outrel/shadow": ErrEscape, "/sys/class/net/nope": fs.ErrNotExist} {
-			if _, err := r.Mode(p); !errors.Is(err, want) {
-				t.Errorf("Mode(%s) = %v, want %v", p, err, want)
-			}
-		}
+		beneathFiles(t, r, dir)
+		beneathDirs(t, r)
+		beneathLinks(t, r)
 	})
+}
+
+// beneathFiles: reads of files through hostile links end beneath the root
+// or fail, naming the file under dir.
+func beneathFiles(t *testing.T, r Root, dir string) {
+	for _, c := range []struct {
+		path string
+		want string // the contents, or the error: "escape", "absent", "loop", "notdir", "notregular"
+	}{
+		{"/sys/class/net/eth0/mtu", "1500\n"},
+		{"sys/class/net/eth0/mtu", "1500\n"},
+		{"/sys/class/net/chain/mtu", "1500\n"},
+		{"/sys/class/net/eth0/../../../vendor", "0x1af4\n"},
+		{"/sys/class/net/detour/mtu", "absent"},
+		{"/sys/class/net/detour/eth0/mtu", "1500\n"},
+		{"/sys/class/net/trail/mtu", "1500\n"},
+		{"/sys/class/net/outrel/shadow", "escape"},
+		{"/sys/class/net/outabs/shadow", "escape"},
+		{"/sys/class/net/shadow", "escape"},
+		{"/sys/class/net/evil/passwd", "escape"},
+		{"/sys/class/net/abs/passwd", "escape"},
+		{"/../etc/passwd", "escape"},
+		{"/sys/../../etc/passwd", "escape"},
+		{"/etc/passwd", "inside\n"},
+		{"/sys/class/net/loop1", "loop"},
+		{"/sys/class/net/dangling", "absent"},
+		{"/sys/devices/pci0000:00/plain/x", "notdir"},
+		{"/sys/devices/pci0000:00/plain/..", "notdir"},
+		{"/sys/class/net/eth0", "notregular"},
+		{"/sys/class/net/eth0/", "notregular"},
+		{"/", "notregular"},
+	} {
+		b, err := r.ReadFile(c.path)
+		got := string(b)
+		switch {
+		case errors.Is(err, ErrEscape):
+			got = "escape"
+		case errors.Is(err, fs.ErrNotExist):
+			got = "absent"
+		case errors.Is(err, syscall.ELOOP):
+			got = "loop"
+		case errors.Is(err, syscall.ENOTDIR):
+			got = "notdir"
+		case errors.Is(err, ErrNotRegular):
+			got = "notregular"
+		case err != nil:
+			got = err.Error()
+		}
+		if got != c.want {
+			t.Errorf("ReadFile(%q) = %q (%v), want %q", c.path, got, err, c.want)
+		}
+		if err != nil && !strings.Contains(err.Error(), dir) {
+			t.Errorf("ReadFile(%q): %v does not name the file", c.path, err)
+		}
+		f, oerr := r.Open(c.path)
+		if (oerr == nil) != (err == nil) || oerr != nil && oerr.Error() != err.Error() {
+			t.Errorf("Open(%q) = %v, ReadFile %v", c.path, oerr, err)
+		}
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+// beneathDirs: directories that leave the root are refused; those that
+// stay open and list.
+func beneathDirs(t *testing.T, r Root) {
+	for _, p := range []string{"/sys/class/net/outrel", "/sys/class/net/outabs", "/sys/class/net/evil"} {
+		if _, err := r.ReadDir(p); !errors.Is(err, ErrEscape) {
+			t.Errorf("ReadDir(%s) = %v, want ErrEscape", p, err)
+		}
+		if r.Exists(p) {
+			t.Errorf("Exists(%s) is true", p)
+		}
+		if _, err := r.Readlink(p + "/shadow"); !errors.Is(err, ErrEscape) {
+			t.Errorf("Readlink(%s/shadow) = %v, want ErrEscape", p, err)
+		}
+	}
+	for _, p := range []string{"/sys/class/net/outrel", "/sys/class/net/evil"} {
+		if d, err := r.OpenDir(p); !errors.Is(err, ErrEscape) {
+			t.Errorf("OpenDir(%s) = %v, want ErrEscape", p, err)
+			d.Close()
+		}
+	}
+	if d, err := r.OpenDir("/sys/class/net/eth0/mtu"); !errors.Is(err, syscall.ENOTDIR) {
+		t.Errorf("OpenDir(a file) = %v, want ENOTDIR", err)
+		d.Close()
+	}
+	if d, err := r.OpenDir("/sys/class/net/chain"); err != nil {
+		t.Errorf("OpenDir through a link chain: %v", err)
+	} else if names, err := d.Readdirnames(-1); err != nil || len(names) != 3 {
+		t.Errorf("OpenDir's listing = %q, %v", names, err)
+	} else {
+		d.Close()
+	}
+	if names, err := r.ReadDir("/sys/class/net/chain"); err != nil || !slices.Equal(names, []string{"mtu", "out", "up"}) {
+		t.Errorf("ReadDir through a link chain = %q, %v", names, err)
+	}
+}
+
+// beneathLinks: Exists, Readlink, LinkBase and Mode answer beneath the
+// root, for links that lead out too.
+func beneathLinks(t *testing.T, r Root) {
+	for p, want := range map[string]bool{"/sys/class/net/chain/mtu": true, "/sys/class/net/eth0": true,
+		"/sys/class/net/dangling": false, "/sys/class/net/loop1": false, "/sys/class/net/shadow": false, "/": true} {
+		if got := r.Exists(p); got != want {
+			t.Errorf("Exists(%s) = %v, want %v", p, got, want)
+		}
+	}
+	// Readlink reads the link itself, even one that leads out.
+	if tg, err := r.Readlink("/sys/class/net/outabs"); err != nil || !filepath.IsAbs(tg) {
+		t.Errorf("Readlink(outabs) = %q, %v", tg, err)
+	}
+	if base, err := r.LinkBase("/sys/class/net/chain/"); err != nil || base != "eth0" {
+		t.Errorf("LinkBase(chain/) = %q, %v", base, err)
+	}
+	if _, err := r.Readlink("/sys/class/net/eth0/mtu"); !errors.Is(err, syscall.EINVAL) {
+		t.Errorf("Readlink(a file) = %v, want EINVAL", err)
+	}
+	if _, err := r.Readlink("/"); !errors.Is(err, syscall.EINVAL) {
+		t.Errorf("Readlink(/) = %v, want EINVAL", err)
+	}
+	// LinkBase names only what is inside: it measures the climb from
+	// the link's real directory, not from the path it was named by.
+	for p, want := range map[string]string{
+		"/sys/class/net/eth0": "eth0",
+		"/sys/x/up":           "bus",
+		"/sys/class/net/x/../../../../../../../../sys/x/up": "bus",
+		"/sys/x/out":                   "escape",
+		"/sys/class/net/outabs":        "escape",
+		"/sys/class/net/evil":          "escape",
+		"/sys/class/net/outrel/shadow": "escape",
+		"/sys/class/net/eth0/mtu":      "invalid",
+	} {
+		got, err := r.LinkBase(p)
+		switch {
+		case errors.Is(err, ErrEscape):
+			got = "escape"
+		case errors.Is(err, syscall.EINVAL):
+			got = "invalid"
+		case err != nil:
+			got = err.Error()
+		}
+		if got != want {
+			t.Errorf("LinkBase(%s) = %q, want %q", p, got, want)
+		}
+	}
+	for p, want := range map[string]fs.FileMode{
+		"/":                        fs.ModeDir,
+		"/sys/class/net/eth0":      fs.ModeSymlink,
+		"/sys/class/net/outabs":    fs.ModeSymlink,
+		"/sys/class/net/chain/mtu": 0,
+	} {
+		if m, err := r.Mode(p); err != nil || m.Type() != want {
+			t.Errorf("Mode(%s) = %v, %v; want type %v", p, m, err, want)
+		}
+	}
+	for p, want := range map[string]error{"/sys/class/net/outrel/shadow": ErrEscape, "/sys/class/net/nope": fs.ErrNotExist} {
+		if _, err := r.Mode(p); !errors.Is(err, want) {
+			t.Errorf("Mode(%s) = %v, want %v", p, err, want)
+		}
+	}
 }
 
 // Realpath answers the same whether the kernel resolves the path or the
