@@ -100,8 +100,17 @@ var (
 // identifiers that are not functions, keywords, label lists, label
 // matchers, strings, ranges, numbers or Grafana variables.
 func metricNames(expr string) ([]string, error) {
+	s, err := blankLiterals(expr)
+	if err != nil {
+		return nil, err
+	}
+	return seriesWords(s), nil
+}
+
+// blankLiterals returns expr with its strings, label matchers and ranges
+// blanked and its Grafana variables made numbers.
+func blankLiterals(expr string) (string, error) {
 	var b strings.Builder
-	// Drop strings, label matchers, ranges and Grafana variables.
 	for i := 0; i < len(expr); i++ {
 		switch c := expr[i]; c {
 		case '"', '\'', '`':
@@ -112,7 +121,7 @@ func metricNames(expr string) ([]string, error) {
 				}
 			}
 			if j >= len(expr) {
-				return nil, fmt.Errorf("unterminated string in %q", expr)
+				return "", fmt.Errorf("unterminated string in %q", expr)
 			}
 			i = j
 			b.WriteString(" ")
@@ -120,7 +129,7 @@ func metricNames(expr string) ([]string, error) {
 			end := map[byte]byte{'{': '}', '[': ']'}[c]
 			j := strings.IndexByte(expr[i:], end)
 			if j < 0 {
-				return nil, fmt.Errorf("unbalanced %c in %q", c, expr)
+				return "", fmt.Errorf("unbalanced %c in %q", c, expr)
 			}
 			// A matcher's strings may hold the closing brace: skip them.
 			k := i + 1
@@ -134,7 +143,7 @@ func metricNames(expr string) ([]string, error) {
 				}
 			}
 			if k >= len(expr) {
-				return nil, fmt.Errorf("unbalanced %c in %q", c, expr)
+				return "", fmt.Errorf("unbalanced %c in %q", c, expr)
 			}
 			i = k
 			b.WriteString(" ")
@@ -149,7 +158,12 @@ func metricNames(expr string) ([]string, error) {
 			b.WriteByte(c)
 		}
 	}
-	s := b.String()
+	return b.String(), nil
+}
+
+// seriesWords returns the identifiers of s, blanked by blankLiterals, that
+// are not functions, keywords or label lists.
+func seriesWords(s string) []string {
 	var names []string
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -191,7 +205,7 @@ func metricNames(expr string) ([]string, error) {
 			i++
 		}
 	}
-	return names, nil
+	return names
 }
 
 func isIdentStart(c byte) bool {
