@@ -530,41 +530,7 @@ func TestDashboard(t *testing.T) {
 	if d.UID == "" || d.Title == "" {
 		t.Errorf("uid %q, title %q", d.UID, d.Title)
 	}
-	vars := map[string]string{}
-	for _, v := range d.Templating.List {
-		if _, dup := vars[v.Name]; dup {
-			t.Errorf("variable %s twice", v.Name)
-		}
-		vars[v.Name] = v.Type
-		switch v.Type {
-		case "datasource":
-			var q string
-			if json.Unmarshal(v.Query, &q) != nil || q != "prometheus" {
-				t.Errorf("variable %s: query %s, want prometheus", v.Name, v.Query)
-			}
-		case "query":
-			if v.Datasource == nil || v.Datasource.UID != "${datasource}" {
-				t.Errorf("variable %s: datasource %+v, want ${datasource}", v.Name, v.Datasource)
-			}
-			var q struct {
-				Query string `json:"query"`
-			}
-			if json.Unmarshal(v.Query, &q) != nil || q.Query == "" {
-				if json.Unmarshal(v.Query, &q.Query) != nil {
-					t.Errorf("variable %s: query %s", v.Name, v.Query)
-				}
-			}
-			m := labelValuesRe.FindStringSubmatch(q.Query)
-			if m == nil {
-				t.Errorf("variable %s: query %q is not label_values(SERIES, LABEL)", v.Name, q.Query)
-				continue
-			}
-			checkNames(t, "variable "+v.Name, m[1], allowed)
-		}
-	}
-	if vars["datasource"] != "datasource" || vars["instance"] != "query" {
-		t.Errorf("variables %v: want datasource (datasource) and instance (query)", vars)
-	}
+	checkDashVariables(t, &d, allowed)
 
 	ids := map[int]string{}
 	var walk func([]dashPanel)
@@ -616,6 +582,47 @@ func TestDashboard(t *testing.T) {
 	}
 }
 
+// checkDashVariables: the dashboard's variables are a Prometheus
+// datasource and label_values queries over series in allowed.
+func checkDashVariables(t *testing.T, d *dashboard, allowed map[string]bool) {
+	t.Helper()
+	vars := map[string]string{}
+	for _, v := range d.Templating.List {
+		if _, dup := vars[v.Name]; dup {
+			t.Errorf("variable %s twice", v.Name)
+		}
+		vars[v.Name] = v.Type
+		switch v.Type {
+		case "datasource":
+			var q string
+			if json.Unmarshal(v.Query, &q) != nil || q != "prometheus" {
+				t.Errorf("variable %s: query %s, want prometheus", v.Name, v.Query)
+			}
+		case "query":
+			if v.Datasource == nil || v.Datasource.UID != "${datasource}" {
+				t.Errorf("variable %s: datasource %+v, want ${datasource}", v.Name, v.Datasource)
+			}
+			var q struct {
+				Query string `json:"query"`
+			}
+			if json.Unmarshal(v.Query, &q) != nil || q.Query == "" {
+				if json.Unmarshal(v.Query, &q.Query) != nil {
+					t.Errorf("variable %s: query %s", v.Name, v.Query)
+				}
+			}
+			m := labelValuesRe.FindStringSubmatch(q.Query)
+			if m == nil {
+				t.Errorf("variable %s: query %q is not label_values(SERIES, LABEL)", v.Name, q.Query)
+				continue
+			}
+			checkNames(t, "variable "+v.Name, m[1], allowed)
+		}
+	}
+	if vars["datasource"] != "datasource" || vars["instance"] != "query" {
+		t.Errorf("variables %v: want datasource (datasource) and instance (query)", vars)
+	}
+}
+
 // The dashboard's queries parse as PromQL, as promtool judges them in a
 // rules file (Grafana's variables replaced by what they stand for).
 func TestDashboardQueriesParse(t *testing.T) {
@@ -648,19 +655,17 @@ func TestDashboardQueriesParse(t *testing.T) {
 	}
 }
 
-// Every dashboard query and every recording rule returns data when
-// Prometheus holds what nicdiag really serves for bundled snapshots (and
-// node_exporter series for their interfaces): a label or value that no
-// series carries would leave a panel empty.
-func TestQueriesReturnDataOnRealExposition(t *testing.T) {
-	promtool, err := exec.LookPath("promtool")
-	if err != nil {
-		t.Skip("promtool not on PATH (Debian package prometheus): queries not evaluated")
-	}
-	type series struct {
-		Series string `yaml:"series"`
-		Values string `yaml:"values"`
-	}
+// series is one input series of a promtool rules test.
+type series struct {
+	Series string `yaml:"series"`
+	Values string `yaml:"values"`
+}
+
+// exposedSeries is what nicdiag serves for three bundled snapshots, 30
+// minutes of it, and node_exporter's receive counters for their
+// interfaces, as promtool input series.
+func exposedSeries(t *testing.T) []series {
+	t.Helper()
 	var input []series
 	for _, snap := range []string{"82576-minipcie-x1", "i350-dpdk-vfio", "ccr2004-host"} {
 		srv := httptest.NewServer(exporterhttp.Handler(exporter.New(option.Root("../testdata/snapshots/" + snap))))
@@ -701,6 +706,19 @@ func TestQueriesReturnDataOnRealExposition(t *testing.T) {
 		}
 	}
 	sort.Slice(input, func(i, j int) bool { return input[i].Series < input[j].Series })
+	return input
+}
+
+// Every dashboard query and every recording rule returns data when
+// Prometheus holds what nicdiag really serves for bundled snapshots (and
+// node_exporter series for their interfaces): a label or value that no
+// series carries would leave a panel empty.
+func TestQueriesReturnDataOnRealExposition(t *testing.T) {
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		t.Skip("promtool not on PATH (Debian package prometheus): queries not evaluated")
+	}
+	input := exposedSeries(t)
 
 	type sample struct {
 		Labels string  `yaml:"labels"`
