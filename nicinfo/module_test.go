@@ -122,15 +122,15 @@ func TestParseModuleRefuses(t *testing.T) {
 	}
 }
 
-// SFF-8636 and CMIS layouts: bytes constructed from the specifications'
-// offsets (SFF-8636 rev 2.10a tables 6-7 and 6-26; CMIS 5.2 tables 8-9,
-// 8-74, 8-91), not captured from a module: a QSFP28 at 41.5 °C, 3.3 V,
-// lane 2's RX power 0.0200 mW under a low alarm of 0.0316 mW; a QSFP-DD
-// with lanes 1-4 in use (data path activated), lane 3's laser dark, and
-// lanes 5-8 deactivated with stale readings; the same module reporting no
-// data-path state, whose lanes with no transmit power are taken as unused.
-func TestParseModuleQSFPAndCMIS(t *testing.T) {
-	put := func(b []byte, o int, v uint16) { b[o], b[o+1] = byte(v>>8), byte(v) }
+// putBE16 writes v big-endian at b[o:], as module pages hold their values.
+func putBE16(b []byte, o int, v uint16) { b[o], b[o+1] = byte(v>>8), byte(v) }
+
+// The SFF-8636 layout: bytes constructed from the specification's offsets
+// (SFF-8636 rev 2.10a tables 6-7 and 6-26), not captured from a module: a
+// QSFP28 at 41.5 °C, 3.3 V, lane 2's RX power 0.0200 mW under a low alarm
+// of 0.0316 mW.
+func TestParseModuleQSFP(t *testing.T) {
+	put := putBE16
 	lower := make([]byte, 128)
 	lower[0] = 0x11
 	put(lower, 22, 41*256+128)
@@ -181,7 +181,15 @@ func TestParseModuleQSFPAndCMIS(t *testing.T) {
 	if d, err := qsfp(flat, nil); !errors.Is(err, ErrNoDiagnostics) {
 		t.Errorf("flat memory, no upper page 00h: %+v %v", d, err)
 	}
+}
 
+// The CMIS layout: bytes constructed from the specification's offsets
+// (CMIS 5.2 tables 8-9, 8-74, 8-91), not captured from a module: a QSFP-DD
+// with lanes 1-4 in use (data path activated), lane 3's laser dark, and
+// lanes 5-8 deactivated with stale readings; the same module reporting no
+// data-path state, whose lanes with no transmit power are taken as unused.
+func TestParseModuleCMIS(t *testing.T) {
+	put := putBE16
 	cl := make([]byte, 128)
 	cl[0] = 0x18
 	put(cl, 14, 50*256)
@@ -210,7 +218,7 @@ func TestParseModuleQSFPAndCMIS(t *testing.T) {
 		}
 		return out
 	}
-	d = cmis(p11)
+	d := cmis(p11)
 	if got := lanes(d); !slices.Equal(got, []int{1, 2, 3, 4}) || len(d.Measures) != 2+4*3 {
 		t.Errorf("activated lanes 1-4: tx_power of lanes %v, %d measures", got, len(d.Measures))
 	}
