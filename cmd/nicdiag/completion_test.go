@@ -64,7 +64,13 @@ func TestCompletionAndMan(t *testing.T) {
 			t.Errorf("'nicdiag help' lacks %s", d.c.name)
 		}
 	}
+	checkOwnCheckers(t, outs)
+}
 
+// checkOwnCheckers runs each completion through its shell's syntax check
+// and the man page through groff and man, where they are installed.
+func checkOwnCheckers(t *testing.T, outs map[string]string) {
+	t.Helper()
 	dir := t.TempDir()
 	check := func(name string, prog string, args ...string) {
 		t.Helper()
