@@ -280,12 +280,10 @@ func empty(t *testing.T, dir string) {
 }
 
 // Open leaves no temporary directory behind on any way out: an error mid-
-// unpack, a cancelled context, a panic, and Close.
+// unpack, a cancelled context, a panic (and, in TestCloseRemovesTempDir,
+// a limit and Close).
 func TestOpenRemovesTempDir(t *testing.T) {
-	var ents []entry
-	for i := 0; i < 10; i++ {
-		ents = append(ents, entry{name: fmt.Sprintf("sys/f%d", i), typ: tar.TypeReg, body: "x"})
-	}
+	ents := tenFiles()
 	good := archive(t, ents...)
 	// Passes the check, fails on disk: the second sys/f0 exists.
 	dup := archive(t, append(ents, entry{name: "sys/f0", typ: tar.TypeReg, body: "y"})...)
@@ -338,7 +336,21 @@ func TestOpenRemovesTempDir(t *testing.T) {
 		}()
 		empty(t, tmp)
 	})
+}
 
+// tenFiles are the entries of ten one-byte files, sys/f0 to sys/f9.
+func tenFiles() []entry {
+	var ents []entry
+	for i := 0; i < 10; i++ {
+		ents = append(ents, entry{name: fmt.Sprintf("sys/f%d", i), typ: tar.TypeReg, body: "x"})
+	}
+	return ents
+}
+
+// An archive over a limit makes no temporary directory, and Close, however
+// often and at once, removes the one Open made.
+func TestCloseRemovesTempDir(t *testing.T) {
+	good := archive(t, tenFiles()...)
 	t.Run("over a limit", func(t *testing.T) {
 		// Refused by the check: no temporary directory is ever made.
 		tmp := t.TempDir()
