@@ -140,89 +140,104 @@ func TestFieldRunVerdicts(t *testing.T) {
 				t.Fatalf("bound %s, want %s: %s", v.Bound, fr.bound, v.Summary)
 			}
 			page := string(render(t, rec, HTML))
-			sec := section(t, page)
-			if strings.Index(page, `<h2 id="verdict">`) > strings.Index(page, `<h2 id="charts">`) {
-				t.Error("the verdict is not at the top of the page")
-			}
-			want := []string{
-				"<strong>Bound:</strong> <code>" + string(fr.bound) + "</code>",
-				tmplEsc(v.Summary),
-				"achieved vs ceiling", "next ceiling",
-				`class="chart lines-ceilings"`,
-			}
-			if v.CeilingMbps != nil {
-				want = append(want, monitor.FormatMbps(v.AchievedMbps)+" of "+monitor.FormatMbps(*v.CeilingMbps)+", "+monitor.FormatShare(*v.Share))
-			}
-			if v.Next != nil {
-				want = append(want, tmplEsc(ceilingWords(*v.Next)))
-			}
-			for _, c := range v.Ceilings {
-				want = append(want, "<td>"+string(c.Layer)+"</td><td>"+tmplEsc(c.What)+"</td>",
-					"<td>"+monitor.FormatMbps(c.AchievedMbps)+"</td><td>"+monitor.FormatMbps(c.CeilingMbps)+"</td><td>"+monitor.FormatShare(c.Share)+"</td>")
-			}
-			for _, tr := range v.Traffic {
-				want = append(want, "<td>"+tmplEsc(tr.NIC)+"</td><td>"+tr.Direction+"</td><td>"+unit.Count(tr.FramesPerS)+"</td><td>"+monitor.FormatMbps(tr.AchievedMbps)+"</td>")
-			}
-			for _, w := range want {
-				if !strings.Contains(sec, w) {
-					t.Errorf("the verdict section lacks %q", w)
-				}
-			}
-			if n := strings.Count(sec, `<tr class="reached"><td>bound this run</td>`); (v.Limit != nil) != (n == 1) || n > 1 {
-				t.Errorf("%d rows marked as the bound, limit %v", n, v.Limit)
-			}
-
-			svgDoc := string(render(t, rec, SVG))
-			wellFormed(t, "the SVG document", svgDoc)
-			ch := chartSVG(t, svgDoc, "lines-ceilings")
-			if strings.Replace(ch, `<svg x="0" y="0" `, "<svg ", 1) != chartSVG(t, page, "lines-ceilings") {
-				t.Error("the page and the SVG draw different ceiling charts")
-			}
-			if strings.Index(svgDoc, "lines-ceilings") > strings.Index(svgDoc, "heatmap-load") {
-				t.Error("the ceiling chart is not the SVG document's first")
-			}
-			for _, w := range fr.chart {
-				if !strings.Contains(ch, html.EscapeString(w)) {
-					t.Errorf("the chart lacks %q", w)
-				}
-			}
-			for _, w := range fr.offScale {
-				if !strings.Contains(ch, html.EscapeString(w)) {
-					t.Errorf("the chart's notes lack %q", w)
-				}
-			}
-			for _, w := range fr.shares {
-				if i := strings.Index(ch, `<g class="shares">`); i < 0 || !strings.Contains(ch[i:], html.EscapeString(w)) {
-					t.Errorf("the CPU ceilings' bars lack %q", w)
-				}
-			}
-			if got := strings.Contains(ch, `<rect class="share" x="`+strconv.Itoa(plotX)) && strings.Contains(ch, `fill="#000000"><title>`); got != fr.strongShare {
-				t.Errorf("the bound ceiling drawn as a bar: %v, want %v", got, fr.strongShare)
-			}
-			// Every ceiling is drawn (a line, or a bar for a CPU's) or
-			// listed, by layer and figure.
-			drawn := strings.Count(ch, `<line class="ref"`) + strings.Count(ch, `<rect class="share" `)
-			for _, c := range v.Ceilings {
-				if !strings.Contains(ch, string(c.Layer)+" "+monitor.FormatMbps(c.CeilingMbps)) {
-					t.Errorf("the chart neither draws nor lists the %s ceiling %s (%s)", c.Layer, monitor.FormatMbps(c.CeilingMbps), c.What)
-				}
-			}
-			listed := 0
-			for _, o := range fr.offScale {
-				if !strings.HasPrefix(o, "Off the scale") {
-					listed++
-				}
-			}
-			if drawn+listed != len(v.Ceilings) {
-				t.Errorf("%d ceiling lines and %d listed for %d ceilings", drawn, listed, len(v.Ceilings))
-			}
-			if fr.reached > 0 {
-				ys := strongLineY(t, ch)
-				if got := axisValue(t, ch, ys); math.Abs(got-fr.reached) > 0.01*fr.reached {
-					t.Errorf("the bound ceiling is drawn at %.1f Mb/s on the axis, want %.1f", got, fr.reached)
-				}
-			}
+			checkVerdictSection(t, fr, v, page)
+			checkCeilingChart(t, fr, rec, page)
 		})
+	}
+}
+
+// checkVerdictSection: the page's verdict section, at the top, states the
+// bound, the sentence, the numbers, every ceiling and every NIC direction.
+func checkVerdictSection(t *testing.T, fr fieldRun, v *monitor.Verdict, page string) {
+	t.Helper()
+	sec := section(t, page)
+	if strings.Index(page, `<h2 id="verdict">`) > strings.Index(page, `<h2 id="charts">`) {
+		t.Error("the verdict is not at the top of the page")
+	}
+	want := []string{
+		"<strong>Bound:</strong> <code>" + string(fr.bound) + "</code>",
+		tmplEsc(v.Summary),
+		"achieved vs ceiling", "next ceiling",
+		`class="chart lines-ceilings"`,
+	}
+	if v.CeilingMbps != nil {
+		want = append(want, monitor.FormatMbps(v.AchievedMbps)+" of "+monitor.FormatMbps(*v.CeilingMbps)+", "+monitor.FormatShare(*v.Share))
+	}
+	if v.Next != nil {
+		want = append(want, tmplEsc(ceilingWords(*v.Next)))
+	}
+	for _, c := range v.Ceilings {
+		want = append(want, "<td>"+string(c.Layer)+"</td><td>"+tmplEsc(c.What)+"</td>",
+			"<td>"+monitor.FormatMbps(c.AchievedMbps)+"</td><td>"+monitor.FormatMbps(c.CeilingMbps)+"</td><td>"+monitor.FormatShare(c.Share)+"</td>")
+	}
+	for _, tr := range v.Traffic {
+		want = append(want, "<td>"+tmplEsc(tr.NIC)+"</td><td>"+tr.Direction+"</td><td>"+unit.Count(tr.FramesPerS)+"</td><td>"+monitor.FormatMbps(tr.AchievedMbps)+"</td>")
+	}
+	for _, w := range want {
+		if !strings.Contains(sec, w) {
+			t.Errorf("the verdict section lacks %q", w)
+		}
+	}
+	if n := strings.Count(sec, `<tr class="reached"><td>bound this run</td>`); (v.Limit != nil) != (n == 1) || n > 1 {
+		t.Errorf("%d rows marked as the bound, limit %v", n, v.Limit)
+	}
+}
+
+// checkCeilingChart: the ceiling chart, the same on the page and in the
+// SVG document, draws every ceiling with its label or lists it as off the
+// scale, the bound one where its figure stands on the axis.
+func checkCeilingChart(t *testing.T, fr fieldRun, rec *monitor.Record, page string) {
+	t.Helper()
+	v := rec.Verdict
+	svgDoc := string(render(t, rec, SVG))
+	wellFormed(t, "the SVG document", svgDoc)
+	ch := chartSVG(t, svgDoc, "lines-ceilings")
+	if strings.Replace(ch, `<svg x="0" y="0" `, "<svg ", 1) != chartSVG(t, page, "lines-ceilings") {
+		t.Error("the page and the SVG draw different ceiling charts")
+	}
+	if strings.Index(svgDoc, "lines-ceilings") > strings.Index(svgDoc, "heatmap-load") {
+		t.Error("the ceiling chart is not the SVG document's first")
+	}
+	for _, w := range fr.chart {
+		if !strings.Contains(ch, html.EscapeString(w)) {
+			t.Errorf("the chart lacks %q", w)
+		}
+	}
+	for _, w := range fr.offScale {
+		if !strings.Contains(ch, html.EscapeString(w)) {
+			t.Errorf("the chart's notes lack %q", w)
+		}
+	}
+	for _, w := range fr.shares {
+		if i := strings.Index(ch, `<g class="shares">`); i < 0 || !strings.Contains(ch[i:], html.EscapeString(w)) {
+			t.Errorf("the CPU ceilings' bars lack %q", w)
+		}
+	}
+	if got := strings.Contains(ch, `<rect class="share" x="`+strconv.Itoa(plotX)) && strings.Contains(ch, `fill="#000000"><title>`); got != fr.strongShare {
+		t.Errorf("the bound ceiling drawn as a bar: %v, want %v", got, fr.strongShare)
+	}
+	// Every ceiling is drawn (a line, or a bar for a CPU's) or
+	// listed, by layer and figure.
+	drawn := strings.Count(ch, `<line class="ref"`) + strings.Count(ch, `<rect class="share" `)
+	for _, c := range v.Ceilings {
+		if !strings.Contains(ch, string(c.Layer)+" "+monitor.FormatMbps(c.CeilingMbps)) {
+			t.Errorf("the chart neither draws nor lists the %s ceiling %s (%s)", c.Layer, monitor.FormatMbps(c.CeilingMbps), c.What)
+		}
+	}
+	listed := 0
+	for _, o := range fr.offScale {
+		if !strings.HasPrefix(o, "Off the scale") {
+			listed++
+		}
+	}
+	if drawn+listed != len(v.Ceilings) {
+		t.Errorf("%d ceiling lines and %d listed for %d ceilings", drawn, listed, len(v.Ceilings))
+	}
+	if fr.reached > 0 {
+		ys := strongLineY(t, ch)
+		if got := axisValue(t, ch, ys); math.Abs(got-fr.reached) > 0.01*fr.reached {
+			t.Errorf("the bound ceiling is drawn at %.1f Mb/s on the axis, want %.1f", got, fr.reached)
+		}
 	}
 }
 
