@@ -2,6 +2,7 @@ package nicdiag
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -33,65 +34,8 @@ func TestKernelStackWalkDown(t *testing.T) {
 	if err := os.Mkdir(sys, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	var (
-		setupErr     error
-		vlan, bond   bool
-		mounted      bool
-		vlanE, bondE error
-	)
-	ns := netnstest.New(t)
-	netnstest.Do(t, ns, func() {
-		attrs := func(name string) netlink.LinkAttrs {
-			la := netlink.NewLinkAttrs()
-			la.Name = name
-			return la
-		}
-		br := &netlink.Bridge{LinkAttrs: attrs("ndwbr0")}
-		veth := &netlink.Veth{LinkAttrs: attrs("ndw0"), PeerName: "ndw1"}
-		if setupErr = netlink.LinkAdd(br); setupErr != nil {
-			return
-		}
-		if setupErr = netlink.LinkAdd(veth); setupErr != nil {
-			return
-		}
-		if setupErr = netlink.LinkSetMaster(veth, br); setupErr != nil {
-			return
-		}
-		peer, err := netlink.LinkByName("ndw1")
-		if err != nil {
-			setupErr = err
-			return
-		}
-		va := attrs("ndw1.10")
-		va.ParentIndex = peer.Attrs().Index
-		vlanE = netlink.LinkAdd(&netlink.Vlan{LinkAttrs: va, VlanId: 10})
-		vlan = vlanE == nil
-		b := netlink.NewLinkBond(attrs("ndwbond0"))
-		b.Mode = netlink.BOND_MODE_802_3AD
-		b.XmitHashPolicy = netlink.BOND_XMIT_HASH_POLICY_LAYER2
-		if bondE = netlink.LinkAdd(b); bondE == nil {
-			for _, m := range []string{"ndwm0", "ndwm2"} {
-				v := &netlink.Veth{LinkAttrs: attrs(m), PeerName: m + "p"}
-				if bondE = netlink.LinkAdd(v); bondE == nil {
-					bondE = netlink.LinkSetBondSlave(v, b)
-				}
-				if bondE != nil {
-					break
-				}
-			}
-			bond = bondE == nil
-		}
-		if setupErr = unix.Mount("sysfs", sys, "sysfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); setupErr != nil {
-			return
-		}
-		mounted = true
-	})
-	if mounted {
-		t.Cleanup(func() { unix.Unmount(sys, unix.MNT_DETACH) })
-	}
-	if setupErr != nil {
-		t.Skipf("no bridge over veth in a namespace with its sysfs: %v", setupErr)
-	}
+	vlanE, bondE := stackedLinks(t, sys)
+	vlan, bond := vlanE == nil, bondE == nil
 	selected := func(name string) []string {
 		h, err := Inspect(context.Background(), option.Root(root), WithInterfaces(name), WithInventoryOnly())
 		if err != nil {
@@ -132,4 +76,70 @@ func TestKernelStackWalkDown(t *testing.T) {
 	if flow == nil || flow.Severity != finding.Warn {
 		t.Errorf("bond.single_flow %v", flow)
 	}
+}
+
+// stackedLinks makes, in a throwaway namespace whose sysfs it mounts
+// read-only at sys, the bridge ndwbr0 over the veth ndw0–ndw1, and where
+// the kernel can, the VLAN ndw1.10 and the 802.3ad bond ndwbond0 over
+// ndwm0 and ndwm2: vlanE and bondE say why one could not be made. It
+// skips the test when the bridge or the mount fails.
+func stackedLinks(t *testing.T, sys string) (vlanE, bondE error) {
+	t.Helper()
+	var (
+		setupErr error
+		mounted  bool
+	)
+	vlanE, bondE = errors.New("not made"), errors.New("not made")
+	ns := netnstest.New(t)
+	netnstest.Do(t, ns, func() {
+		attrs := func(name string) netlink.LinkAttrs {
+			la := netlink.NewLinkAttrs()
+			la.Name = name
+			return la
+		}
+		br := &netlink.Bridge{LinkAttrs: attrs("ndwbr0")}
+		veth := &netlink.Veth{LinkAttrs: attrs("ndw0"), PeerName: "ndw1"}
+		if setupErr = netlink.LinkAdd(br); setupErr != nil {
+			return
+		}
+		if setupErr = netlink.LinkAdd(veth); setupErr != nil {
+			return
+		}
+		if setupErr = netlink.LinkSetMaster(veth, br); setupErr != nil {
+			return
+		}
+		peer, err := netlink.LinkByName("ndw1")
+		if err != nil {
+			setupErr = err
+			return
+		}
+		va := attrs("ndw1.10")
+		va.ParentIndex = peer.Attrs().Index
+		vlanE = netlink.LinkAdd(&netlink.Vlan{LinkAttrs: va, VlanId: 10})
+		b := netlink.NewLinkBond(attrs("ndwbond0"))
+		b.Mode = netlink.BOND_MODE_802_3AD
+		b.XmitHashPolicy = netlink.BOND_XMIT_HASH_POLICY_LAYER2
+		if bondE = netlink.LinkAdd(b); bondE == nil {
+			for _, m := range []string{"ndwm0", "ndwm2"} {
+				v := &netlink.Veth{LinkAttrs: attrs(m), PeerName: m + "p"}
+				if bondE = netlink.LinkAdd(v); bondE == nil {
+					bondE = netlink.LinkSetBondSlave(v, b)
+				}
+				if bondE != nil {
+					break
+				}
+			}
+		}
+		if setupErr = unix.Mount("sysfs", sys, "sysfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); setupErr != nil {
+			return
+		}
+		mounted = true
+	})
+	if mounted {
+		t.Cleanup(func() { unix.Unmount(sys, unix.MNT_DETACH) })
+	}
+	if setupErr != nil {
+		t.Skipf("no bridge over veth in a namespace with its sysfs: %v", setupErr)
+	}
+	return vlanE, bondE
 }
