@@ -68,37 +68,45 @@ func FuzzInterruptsStreamed(f *testing.F) {
 				t.Fatalf("row %d: streamed counts %v, whole %v", i, streamed.Counts(i), whole.Counts(i))
 			}
 		}
-
-		layout := new(Interrupts)
-		if err := parseInterrupts(&lineReader{buf: b, w: len(b), eof: true}, layout, keepNone, nil, nil); err != nil {
-			t.Fatalf("layout: %v", err)
-		}
-		if !slices.Equal(layout.Lines, whole.Lines) {
-			t.Fatal("layout rows differ")
-		}
-		rng := rand.New(rand.NewPCG(seed, 1))
-		keep := make([]bool, len(layout.Lines))
-		for i := range keep {
-			keep[i] = rng.IntN(3) == 0
-		}
-		for range 2 { // the second parse reuses the first's storage
-			kept := new(Interrupts)
-			if err := parseInterrupts(&lineReader{at: at, size: 16}, kept, keepSome, layout, keep); err != nil {
-				t.Fatalf("against its own layout: %v", err)
-			}
-			if !slices.Equal(kept.Lines, whole.Lines) {
-				t.Fatal("rows against the layout differ")
-			}
-			for i := range keep {
-				switch c := kept.Counts(i); {
-				case keep[i] && !slices.Equal(c, whole.Counts(i)):
-					t.Fatalf("kept row %d: %v, whole %v", i, c, whole.Counts(i))
-				case !keep[i] && c != nil:
-					t.Fatalf("row %d not kept has counts %v", i, c)
-				}
-			}
-		}
+		againstLayout(t, b, at, whole, seed)
 	})
+}
+
+// againstLayout parses b's layout, then, against it, only the counts of
+// the rows seed picks, read through at, twice (the second parse reuses the
+// first's storage): the rows are whole's, and a row has counts if and only
+// if it was picked.
+func againstLayout(t *testing.T, b []byte, at func([]byte, int64) (int, error), whole *Interrupts, seed uint64) {
+	t.Helper()
+	layout := new(Interrupts)
+	if err := parseInterrupts(&lineReader{buf: b, w: len(b), eof: true}, layout, keepNone, nil, nil); err != nil {
+		t.Fatalf("layout: %v", err)
+	}
+	if !slices.Equal(layout.Lines, whole.Lines) {
+		t.Fatal("layout rows differ")
+	}
+	rng := rand.New(rand.NewPCG(seed, 1))
+	keep := make([]bool, len(layout.Lines))
+	for i := range keep {
+		keep[i] = rng.IntN(3) == 0
+	}
+	for range 2 { // the second parse reuses the first's storage
+		kept := new(Interrupts)
+		if err := parseInterrupts(&lineReader{at: at, size: 16}, kept, keepSome, layout, keep); err != nil {
+			t.Fatalf("against its own layout: %v", err)
+		}
+		if !slices.Equal(kept.Lines, whole.Lines) {
+			t.Fatal("rows against the layout differ")
+		}
+		for i := range keep {
+			switch c := kept.Counts(i); {
+			case keep[i] && !slices.Equal(c, whole.Counts(i)):
+				t.Fatalf("kept row %d: %v, whole %v", i, c, whole.Counts(i))
+			case !keep[i] && c != nil:
+				t.Fatalf("row %d not kept has counts %v", i, c)
+			}
+		}
+	}
 }
 
 // FuzzProcStat parses /proc/stat, /proc/softirqs and softnet_stat with
