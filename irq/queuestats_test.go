@@ -188,13 +188,7 @@ func TestSamplerQueueRatesAcrossReset(t *testing.T) {
 		reads++
 		return cur, curErr
 	})
-	set := func(rxPkts, rxBytes, txPkts uint64) {
-		cur = queueCounters{
-			RX: map[int]queueCounter{0: {Packets: rxPkts, Bytes: rxBytes, HasPackets: true, HasBytes: true}},
-			// tx of queue 0 has a counter, but vector 38 is virtio2-input.0, rx only.
-			TX: map[int]queueCounter{0: {Packets: txPkts, HasPackets: true}},
-		}
-	}
+	set := func(rxPkts, rxBytes, txPkts uint64) { cur = queue0(rxPkts, rxBytes, txPkts) }
 	set(1000, 1_500_000, 7)
 	nic := nicinfo.NIC{Name: "eth0", Bus: nicinfo.BusPCI, PCI: &nicinfo.PCIFunction{Address: "0000:00:03.0", IRQs: []int{38}}}
 	s, err := NewSampler(context.Background(), []nicinfo.NIC{nic}, option.Root(root), WithInterval(time.Millisecond),
@@ -205,21 +199,7 @@ func TestSamplerQueueRatesAcrossReset(t *testing.T) {
 	next := func() QueueRate {
 		t.Helper()
 		now = now.Add(2 * time.Second)
-		x, err := s.Next(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(x.NICs) != 1 || len(x.NICs[0].Queues) != 1 {
-			t.Fatalf("NICs = %+v", x.NICs)
-		}
-		q := x.NICs[0].Queues[0]
-		if q.Kind != KindRX || q.Index != 0 {
-			t.Fatalf("queue = %+v", q)
-		}
-		if q.TXPacketsPerS != nil || q.TXBytesPerS != nil {
-			t.Errorf("rx vector got tx rates %v %v", q.TXPacketsPerS, q.TXBytesPerS)
-		}
-		return q
+		return nextRXQueue(t, s)
 	}
 	// 3000 packets and 4.5 MB in 2 s.
 	set(4000, 6_000_000, 9)
@@ -255,6 +235,37 @@ func TestSamplerQueueRatesAcrossReset(t *testing.T) {
 	if sum := Summarize([]Sample{x}); sum.NICs[0].QueueStatsError != "boom" {
 		t.Errorf("summary lost the queue stats error: %+v", sum.NICs[0])
 	}
+}
+
+// queue0 is the driver's counters of queue 0: rx packets and bytes, and
+// tx packets (vector 38 is virtio2-input.0, rx only: its tx counter must
+// not reach it).
+func queue0(rxPkts, rxBytes, txPkts uint64) queueCounters {
+	return queueCounters{
+		RX: map[int]queueCounter{0: {Packets: rxPkts, Bytes: rxBytes, HasPackets: true, HasBytes: true}},
+		TX: map[int]queueCounter{0: {Packets: txPkts, HasPackets: true}},
+	}
+}
+
+// nextRXQueue takes s's next sample and returns its one NIC's one queue,
+// which must be rx queue 0 with no tx rates.
+func nextRXQueue(t *testing.T, s *Sampler) QueueRate {
+	t.Helper()
+	x, err := s.Next(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(x.NICs) != 1 || len(x.NICs[0].Queues) != 1 {
+		t.Fatalf("NICs = %+v", x.NICs)
+	}
+	q := x.NICs[0].Queues[0]
+	if q.Kind != KindRX || q.Index != 0 {
+		t.Fatalf("queue = %+v", q)
+	}
+	if q.TXPacketsPerS != nil || q.TXBytesPerS != nil {
+		t.Errorf("rx vector got tx rates %v %v", q.TXPacketsPerS, q.TXBytesPerS)
+	}
+	return q
 }
 
 // TestSamplerQueueStatsOffUnderRoot checks that a snapshot root does not
