@@ -440,20 +440,7 @@ func TestThreadsPCIeOmitted(t *testing.T) {
 // inside it (fsroot's confinement, most of the cost); "live" watches this
 // test process on the host, grown to over 200 threads.
 func BenchmarkSampleThreads(b *testing.B) {
-	var tasks []fakeTask
-	for p := 1000; p < 1020; p++ {
-		ppid := 1000
-		if p == 1000 {
-			ppid = 1
-		}
-		for i := range 10 {
-			tasks = append(tasks, fakeTask{pid: p, tid: p*100 + i, ppid: ppid, comm: "worker " + strconv.Itoa(i), utime: 100, stime: 10, start: 7})
-		}
-		tasks[len(tasks)-10].tid = p // the main thread
-	}
-	for p := 2000; p < 2100; p++ {
-		tasks = append(tasks, fakeTask{pid: p, tid: p, ppid: 1, comm: "other", start: 7})
-	}
+	tasks := benchTasks()
 	root := b.TempDir()
 	for _, mode := range []struct {
 		name string
@@ -497,29 +484,52 @@ func BenchmarkSampleThreads(b *testing.B) {
 	}
 	// procfs reading the same live threads' stat files (no children:
 	// procfs has no reader for them), for comparison.
-	b.Run("procfs-live", func(b *testing.B) {
-		fs, err := procfs.NewFS("/proc")
+	b.Run("procfs-live", benchProcfsThreads)
+}
+
+// benchTasks are BenchmarkSampleThreads's fixture: process 1000 of 10
+// threads with 19 children of 10 threads each, and 100 other processes.
+func benchTasks() []fakeTask {
+	var tasks []fakeTask
+	for p := 1000; p < 1020; p++ {
+		ppid := 1000
+		if p == 1000 {
+			ppid = 1
+		}
+		for i := range 10 {
+			tasks = append(tasks, fakeTask{pid: p, tid: p*100 + i, ppid: ppid, comm: "worker " + strconv.Itoa(i), utime: 100, stime: 10, start: 7})
+		}
+		tasks[len(tasks)-10].tid = p // the main thread
+	}
+	for p := 2000; p < 2100; p++ {
+		tasks = append(tasks, fakeTask{pid: p, tid: p, ppid: 1, comm: "other", start: 7})
+	}
+	return tasks
+}
+
+// benchProcfsThreads reads this process's threads' stat files with procfs.
+func benchProcfsThreads(b *testing.B) {
+	fs, err := procfs.NewFS("/proc")
+	if err != nil {
+		b.Skip(err)
+	}
+	release := osThreads(b, 200)
+	defer release()
+	b.ReportAllocs()
+	cpu := cpuTime()
+	n := 0
+	for b.Loop() {
+		ts, err := fs.AllThreads(os.Getpid())
 		if err != nil {
-			b.Skip(err)
+			b.Fatal(err)
 		}
-		release := osThreads(b, 200)
-		defer release()
-		b.ReportAllocs()
-		cpu := cpuTime()
-		n := 0
-		for b.Loop() {
-			ts, err := fs.AllThreads(os.Getpid())
-			if err != nil {
-				b.Fatal(err)
-			}
-			n = 0
-			for _, th := range ts {
-				if _, err := th.Stat(); err == nil {
-					n++
-				}
+		n = 0
+		for _, th := range ts {
+			if _, err := th.Stat(); err == nil {
+				n++
 			}
 		}
-		b.ReportMetric(float64((cpuTime()-cpu).Nanoseconds())/float64(b.N), "cpu-ns/op")
-		b.ReportMetric(float64(n), "tasks")
-	})
+	}
+	b.ReportMetric(float64((cpuTime()-cpu).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(n), "tasks")
 }
