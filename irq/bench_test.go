@@ -166,19 +166,6 @@ func benchHost(b testing.TB) (string, []string) {
 		"sys/bus/pci/drivers/ice/uevent":      "DRIVER=ice\n",
 		"sys/bus/pci/drivers/pcieport/uevent": "DRIVER=pcieport\n",
 	}
-	aer := func(dir string, k int) {
-		files[dir+"/current_link_speed"] = "16.0 GT/s PCIe\n"
-		files[dir+"/current_link_width"] = "16\n"
-		files[dir+"/max_link_speed"] = "16.0 GT/s PCIe\n"
-		files[dir+"/max_link_width"] = "16\n"
-		files[dir+"/aer_dev_correctable"] = fmt.Sprintf("RxErr %d\nBadTLP 0\nBadDLLP 0\nRollover 0\nTimeout 0\nNonFatalErr 0\nCorrIntErr 0\nHeaderOF 0\nTOTAL_ERR_COR %d\n", k, k)
-		var unc strings.Builder
-		for _, n := range []string{"Undefined", "DLP", "SDES", "TLP", "FCP", "CmpltTO", "CmpltAbrt", "UnxCmplt", "RxOF", "MalfTLP", "ECRC", "UnsupReq", "ACSViol", "UncorrIntErr", "BlockedTLP", "AtomicOpBlocked", "TLPBlockedErr", "PoisonTLPBlocked"} {
-			unc.WriteString(n + " 0\n")
-		}
-		files[dir+"/aer_dev_nonfatal"] = unc.String() + "TOTAL_ERR_NONFATAL 0\n"
-		files[dir+"/aer_dev_fatal"] = unc.String() + "TOTAL_ERR_FATAL 0\n"
-	}
 	var addrs []string
 	for k := 0; k < benchNICs; k++ {
 		addr, iface := benchAddr(k), "eth"+strconv.Itoa(k)
@@ -193,7 +180,7 @@ func benchHost(b testing.TB) (string, []string) {
 			files[dev+"/"+f] = v + "\n"
 		}
 		files[dev+"/driver"] = "->../../../../bus/pci/drivers/ice"
-		aer(dev, k)
+		pcieFiles(files, dev, k)
 		net := dev + "/net/" + iface
 		for f, v := range map[string]string{
 			"ifindex": strconv.Itoa(2 + k), "address": fmt.Sprintf("b4:96:91:00:00:%02x", k), "mtu": "1500",
@@ -224,10 +211,34 @@ func benchHost(b testing.TB) (string, []string) {
 		files["sys/bus/pci/devices/"+port] = "->../../../devices/pci0000:00/" + port
 		files[dev+"/class"] = "0x060400\n"
 		files[dev+"/driver"] = "->../../../bus/pci/drivers/pcieport"
-		aer(dev, p)
+		pcieFiles(files, dev, p)
 		addrs = append(addrs, port)
 	}
 	snaptest.Add(b, root, files)
+	benchProcs(b, root)
+	return root, addrs
+}
+
+// pcieFiles adds to files the link and AER files of the PCI function at
+// dir, with k correctable receiver errors.
+func pcieFiles(files map[string]string, dir string, k int) {
+	files[dir+"/current_link_speed"] = "16.0 GT/s PCIe\n"
+	files[dir+"/current_link_width"] = "16\n"
+	files[dir+"/max_link_speed"] = "16.0 GT/s PCIe\n"
+	files[dir+"/max_link_width"] = "16\n"
+	files[dir+"/aer_dev_correctable"] = fmt.Sprintf("RxErr %d\nBadTLP 0\nBadDLLP 0\nRollover 0\nTimeout 0\nNonFatalErr 0\nCorrIntErr 0\nHeaderOF 0\nTOTAL_ERR_COR %d\n", k, k)
+	var unc strings.Builder
+	for _, n := range []string{"Undefined", "DLP", "SDES", "TLP", "FCP", "CmpltTO", "CmpltAbrt", "UnxCmplt", "RxOF", "MalfTLP", "ECRC", "UnsupReq", "ACSViol", "UncorrIntErr", "BlockedTLP", "AtomicOpBlocked", "TLPBlockedErr", "PoisonTLPBlocked"} {
+		unc.WriteString(n + " 0\n")
+	}
+	files[dir+"/aer_dev_nonfatal"] = unc.String() + "TOTAL_ERR_NONFATAL 0\n"
+	files[dir+"/aer_dev_fatal"] = unc.String() + "TOTAL_ERR_FATAL 0\n"
+}
+
+// benchProcs writes benchHost's process tree under root: 20 tasks under
+// pid benchWatchPID, each with a children file as the kernel has them,
+// among 50 other processes.
+func benchProcs(b testing.TB, root string) {
 	var tasks []fakeTask
 	for p := benchWatchPID; p < benchWatchPID+5; p++ {
 		ppid := benchWatchPID
@@ -253,7 +264,6 @@ func benchHost(b testing.TB) (string, []string) {
 			}
 		}
 	}
-	return root, addrs
 }
 
 // benchLoop runs f as the benchmark's operation, once first (to size the
@@ -324,36 +334,8 @@ func BenchmarkSample(b *testing.B) {
 			}
 			th.enter(b)
 		},
-		new: func(b *testing.B) *Sampler {
-			var nics []nicinfo.NIC
-			for k := range benchNICs {
-				nics = append(nics, benchNIC(k))
-			}
-			// The watched tree: this process and four children.
-			for range 4 {
-				cmd := exec.Command("sleep", "3600")
-				if err := cmd.Start(); err != nil {
-					b.Skip(err)
-				}
-				b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-			}
-			return benchSampler(b, nics, os.Getpid(), WithPCIe(addrs...))
-		}}
-	live := host{name: "live", enter: func(*testing.B) {}, new: func(b *testing.B) *Sampler {
-		if _, err := os.Stat("/proc/self/task"); err != nil {
-			b.Skip("no /proc")
-		}
-		nics, err := nicinfo.List(ctx)
-		if err != nil {
-			b.Skip(err)
-		}
-		fns, _ := os.ReadDir("/sys/bus/pci/devices")
-		var pci []string
-		for _, f := range fns {
-			pci = append(pci, f.Name())
-		}
-		return benchSampler(b, nics, os.Getpid(), WithPCIe(pci...))
-	}}
+		new: func(b *testing.B) *Sampler { return mountedSampler(b, addrs) }}
+	live := host{name: "live", enter: func(*testing.B) {}, new: liveSampler}
 	for _, h := range []host{fixture, mounted, live} {
 		b.Run(h.name, func(b *testing.B) {
 			h.enter(b)
@@ -387,6 +369,41 @@ func BenchmarkSample(b *testing.B) {
 			}
 		})
 	}
+}
+
+// mountedSampler samples the throwaway host's veth NICs and the PCI
+// functions at addrs, watching this process and four children.
+func mountedSampler(b *testing.B, addrs []string) *Sampler {
+	var nics []nicinfo.NIC
+	for k := range benchNICs {
+		nics = append(nics, benchNIC(k))
+	}
+	for range 4 {
+		cmd := exec.Command("sleep", "3600")
+		if err := cmd.Start(); err != nil {
+			b.Skip(err)
+		}
+		b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	}
+	return benchSampler(b, nics, os.Getpid(), WithPCIe(addrs...))
+}
+
+// liveSampler samples this machine: every interface and PCI function, and
+// this process's tree.
+func liveSampler(b *testing.B) *Sampler {
+	if _, err := os.Stat("/proc/self/task"); err != nil {
+		b.Skip("no /proc")
+	}
+	nics, err := nicinfo.List(context.Background())
+	if err != nil {
+		b.Skip(err)
+	}
+	fns, _ := os.ReadDir("/sys/bus/pci/devices")
+	var pci []string
+	for _, f := range fns {
+		pci = append(pci, f.Name())
+	}
+	return benchSampler(b, nics, os.Getpid(), WithPCIe(pci...))
 }
 
 // benchSampler returns a sampler on nics that watches pid, with a clock
