@@ -128,10 +128,9 @@ func procFiles(t *testing.T) map[string][]string {
 	return files
 }
 
-// TestProcFilesAgainstProcfs parses the corpus with this package's parsers
-// and with procfs, which the sampler used before, and wants the same
-// values.
-func TestProcFilesAgainstProcfs(t *testing.T) {
+// procfsAt returns procfs over a temporary /proc, and a function that
+// writes one of its files.
+func procfsAt(t *testing.T) (procfs.FS, func(name, s string)) {
 	root := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(root, "net"), 0o755); err != nil {
 		t.Fatal(err)
@@ -140,14 +139,19 @@ func TestProcFilesAgainstProcfs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	write := func(name, s string) {
+	return pfs, func(name, s string) {
 		t.Helper()
 		if err := os.WriteFile(filepath.Join(root, name), []byte(s), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	files := procFiles(t)
-	for i, f := range files["stat"] {
+}
+
+// The /proc/stat corpus read by this package's parser and by procfs, its
+// test oracle, gives the same values.
+func TestStatAgainstProcfs(t *testing.T) {
+	pfs, write := procfsAt(t)
+	for i, f := range procFiles(t)["stat"] {
 		write("stat", f)
 		want, err := pfs.Stat()
 		if err != nil {
@@ -180,7 +184,13 @@ func TestProcFilesAgainstProcfs(t *testing.T) {
 			t.Errorf("stat %d: accounted %v, procfs %v", i, accounted, wantAcc)
 		}
 	}
-	for i, f := range files["softirqs"] {
+}
+
+// The /proc/softirqs corpus read by this package's parser and by procfs
+// gives the same NET_RX and NET_TX counts.
+func TestSoftirqsAgainstProcfs(t *testing.T) {
+	pfs, write := procfsAt(t)
+	for i, f := range procFiles(t)["softirqs"] {
 		write("softirqs", f)
 		want, err := pfs.Softirqs()
 		if err != nil {
@@ -200,7 +210,13 @@ func TestProcFilesAgainstProcfs(t *testing.T) {
 			t.Errorf("softirqs %d: %d/%d columns, procfs %d/%d", i, len(got.rx), len(got.tx), len(want.NetRx), len(want.NetTx))
 		}
 	}
-	for i, f := range files["softnet"] {
+}
+
+// The softnet_stat corpus read by this package's parser and by procfs
+// gives the same counts, with and without a CPU id column.
+func TestSoftnetAgainstProcfs(t *testing.T) {
+	pfs, write := procfsAt(t)
+	for i, f := range procFiles(t)["softnet"] {
 		write("net/softnet_stat", f)
 		want, err := pfs.NetSoftnetStat()
 		if err != nil {
