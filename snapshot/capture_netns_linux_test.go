@@ -28,11 +28,46 @@ func TestLiveBridgePortCapture(t *testing.T) {
 		t.Skip("mounts sysfs in a private mount namespace")
 	}
 	dst := filepath.Join(t.TempDir(), "snap")
-	var (
-		live, captured []nicinfo.NIC
-		fwLive, fwSnap nicinfo.Forwarding
-		failed         error
-	)
+	r, err := bridgeHost(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, captured, fwLive, fwSnap := r.live, r.captured, r.fwLive, r.fwSnap
+	bridge := map[string]string{}
+	for _, n := range live {
+		bridge[n.Name] = n.Bridge
+		if n.Name == "ndbr0" && strings.Join(n.Lower, " ") != "ndport0" {
+			t.Errorf("ndbr0 Lower %q, want its port ndport0 (lower_ndport0)", n.Lower)
+		}
+		if g, ok := n.Features[nicinfo.FeatureGRO]; n.Name == "ndport0" && (!ok || g.Fixed) {
+			t.Errorf("ndport0 features %v", n.Features)
+		}
+	}
+	if len(live) != 4 || bridge["ndport0"] != "ndbr0" || bridge["ndport1"] != "" || bridge["ndbr0"] != "" || bridge["lo"] != "" {
+		t.Errorf("live bridges %v", bridge)
+	}
+	if fwLive.IPv4 == nil || !*fwLive.IPv4 || fwSnap.IPv4 == nil || !*fwSnap.IPv4 {
+		t.Errorf("ip_forward live %+v, in the capture %+v", fwLive, fwSnap)
+	}
+	if g, w := asJSON(t, liveOnly(captured)), asJSON(t, liveOnly(live)); g != w {
+		t.Errorf("capture lists\n%s\nlive lists\n%s", g, w)
+	}
+}
+
+// bridgeReadings are what bridgeHost read: the NICs and forwarding of the
+// live namespace, and of its capture.
+type bridgeReadings struct {
+	live, captured []nicinfo.NIC
+	fwLive, fwSnap nicinfo.Forwarding
+}
+
+// bridgeHost makes, on a thread with network and mount namespaces of its
+// own, the bridge ndbr0 with the veth port ndport0 (peer ndport1), mounts
+// that namespace's sysfs on /sys, sets ip_forward, and reads the host
+// live and as captured into dst.
+func bridgeHost(dst string) (bridgeReadings, error) {
+	var r bridgeReadings
+	var failed error
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -67,45 +102,24 @@ func TestLiveBridgePortCapture(t *testing.T) {
 			return
 		}
 		ctx := context.Background()
-		live, err = nicinfo.List(ctx)
+		r.live, err = nicinfo.List(ctx)
 		if !step(err) {
 			return
 		}
-		fwLive, err = nicinfo.ReadForwarding()
+		r.fwLive, err = nicinfo.ReadForwarding()
 		if !step(err) {
 			return
 		}
 		if _, err := Capture(ctx, dst); !step(err) {
 			return
 		}
-		captured, err = nicinfo.List(ctx, option.Root(dst))
+		r.captured, err = nicinfo.List(ctx, option.Root(dst))
 		if !step(err) {
 			return
 		}
-		fwSnap, err = nicinfo.ReadForwarding(option.Root(dst))
+		r.fwSnap, err = nicinfo.ReadForwarding(option.Root(dst))
 		step(err)
 	}()
 	<-done
-	if failed != nil {
-		t.Fatal(failed)
-	}
-	bridge := map[string]string{}
-	for _, n := range live {
-		bridge[n.Name] = n.Bridge
-		if n.Name == "ndbr0" && strings.Join(n.Lower, " ") != "ndport0" {
-			t.Errorf("ndbr0 Lower %q, want its port ndport0 (lower_ndport0)", n.Lower)
-		}
-		if g, ok := n.Features[nicinfo.FeatureGRO]; n.Name == "ndport0" && (!ok || g.Fixed) {
-			t.Errorf("ndport0 features %v", n.Features)
-		}
-	}
-	if len(live) != 4 || bridge["ndport0"] != "ndbr0" || bridge["ndport1"] != "" || bridge["ndbr0"] != "" || bridge["lo"] != "" {
-		t.Errorf("live bridges %v", bridge)
-	}
-	if fwLive.IPv4 == nil || !*fwLive.IPv4 || fwSnap.IPv4 == nil || !*fwSnap.IPv4 {
-		t.Errorf("ip_forward live %+v, in the capture %+v", fwLive, fwSnap)
-	}
-	if g, w := asJSON(t, liveOnly(captured)), asJSON(t, liveOnly(live)); g != w {
-		t.Errorf("capture lists\n%s\nlive lists\n%s", g, w)
-	}
+	return r, failed
 }
