@@ -26,49 +26,7 @@ func TestKernelVethTraffic(t *testing.T) {
 	if testing.Short() {
 		t.Skip("sends traffic for 3 s")
 	}
-	nsA, nsB := netnstest.New(t), netnstest.New(t)
-	hA, hB := netnstest.Handle(t, nsA), netnstest.Handle(t, nsB)
-	netnstest.Veth(t, hA, "ndtest0", "ndtest1")
-	peer, err := hA.LinkByName("ndtest1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := hA.LinkSetNsFd(peer, int(nsB)); err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range []struct {
-		h    *netlink.Handle
-		name string
-		addr string
-	}{{hA, "ndtest0", "192.0.2.1/24"}, {hB, "ndtest1", "192.0.2.2/24"}} {
-		l, err := s.h.LinkByName(s.name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, _ := netlink.ParseAddr(s.addr)
-		if err := s.h.AddrAdd(l, a); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.h.LinkSetUp(l); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var rx *net.UDPConn
-	var tx *net.UDPConn
-	netnstest.Do(t, nsB, func() {
-		rx, err = net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(192, 0, 2, 2), Port: 9999})
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rx.Close()
-	netnstest.Do(t, nsA, func() {
-		tx, err = net.DialUDP("udp4", nil, &net.UDPAddr{IP: net.IPv4(192, 0, 2, 2), Port: 9999})
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Close()
+	nsB, rx, tx := udpOverVeth(t)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
@@ -137,6 +95,57 @@ func TestKernelVethTraffic(t *testing.T) {
 	if pkts < float64(got)/2 {
 		t.Errorf("ndtest1 rx packets %.0f, listener got %d", pkts, got)
 	}
+}
+
+// udpOverVeth joins two throwaway namespaces with the veth pair
+// ndtest0 (192.0.2.1, in the first) – ndtest1 (192.0.2.2, in nsB), and
+// returns a UDP listener on ndtest1's port 9999 and a socket of the first
+// namespace sending to it; both close when the test ends.
+func udpOverVeth(t *testing.T) (nsB netns.NsHandle, rx, tx *net.UDPConn) {
+	t.Helper()
+	nsA := netnstest.New(t)
+	nsB = netnstest.New(t)
+	hA, hB := netnstest.Handle(t, nsA), netnstest.Handle(t, nsB)
+	netnstest.Veth(t, hA, "ndtest0", "ndtest1")
+	peer, err := hA.LinkByName("ndtest1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := hA.LinkSetNsFd(peer, int(nsB)); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []struct {
+		h    *netlink.Handle
+		name string
+		addr string
+	}{{hA, "ndtest0", "192.0.2.1/24"}, {hB, "ndtest1", "192.0.2.2/24"}} {
+		l, err := s.h.LinkByName(s.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := netlink.ParseAddr(s.addr)
+		if err := s.h.AddrAdd(l, a); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.h.LinkSetUp(l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	netnstest.Do(t, nsB, func() {
+		rx, err = net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(192, 0, 2, 2), Port: 9999})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rx.Close() })
+	netnstest.Do(t, nsA, func() {
+		tx, err = net.DialUDP("udp4", nil, &net.UDPAddr{IP: net.IPv4(192, 0, 2, 2), Port: 9999})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tx.Close() })
+	return nsB, rx, tx
 }
 
 // vethLosses are the loss entries of a veth read over netlink: the
