@@ -92,48 +92,7 @@ func TestKernelConnMatchesSources(t *testing.T) {
 		sysfs := &sysfsStats{r: fsroot.New("")}
 		defer sysfs.close()
 		for _, n := range []string{"ndc0", "ndc1"} {
-			for reading := range 2 { // alone, then in a reading (the dump)
-				if reading == 1 {
-					c.begin()
-				}
-				got, err := c.linkStats(n)
-				if reading == 1 {
-					c.end()
-				}
-				if err != nil {
-					fail("%s: nsConn: %v", n, err)
-					continue
-				}
-				want, err := sysfs.counters(n)
-				if err != nil || got != want {
-					fail("%s: RTM_GETSTATS %+v, sysfs %+v (%v)", n, got, want, err)
-				}
-				if old, err := rtmGetlink(h, n); err != nil || got != old {
-					fail("%s: RTM_GETSTATS %+v, RTM_GETLINK %+v (%v)", n, got, old, err)
-				}
-				if got.TXPackets+got.RXPackets < 200 {
-					fail("%s: %d packets: the frames were not counted", n, got.TXPackets+got.RXPackets)
-				}
-			}
-
-			raw, oerr := et.Stats(n)
-			old := safchainCounters(raw)
-			cur, cerr := (ethtoolQueueStats{conn: c}).counters(n)
-			if (oerr == nil) != (cerr == nil) || !reflect.DeepEqual(old, cur) {
-				fail("%s: ethtool queues %+v (%v), safchain %+v (%v)", n, cur, cerr, old, oerr)
-			}
-			cl, cerr := (ethtoolLossStats{conn: c}).losses(n)
-			if cerr != nil || !maps.Equal(old.Losses, cl) {
-				fail("%s: ethtool losses %v (%v), safchain %v", n, cl, cerr, old.Losses)
-			}
-			if t, err := c.ethtoolStats(n); err != nil || t.n == 0 {
-				fail("%s: veth has ethtool statistics: %v", n, err)
-			}
-
-			var q queueCounters
-			if err := c.qstatsInto(new(genlFamily), n, &q); !errors.Is(err, errNoQstats) {
-				fail("%s: qstats %v: veth has none", n, err)
-			}
+			matchSources(n, c, et, sysfs, h, fail)
 		}
 		if _, err := c.linkStats("ndc-none"); !errors.Is(err, unix.ENODEV) {
 			fail("unknown interface: %v", err)
@@ -142,6 +101,54 @@ func TestKernelConnMatchesSources(t *testing.T) {
 	<-done
 	for _, e := range errs {
 		t.Error(e)
+	}
+}
+
+// matchSources reads n's counters through c and through the sources c
+// replaces (sysfs, RTM_GETLINK over h, safchain/ethtool's et), and tells
+// fail where they differ.
+func matchSources(n string, c *nsConn, et *ethtool.Ethtool, sysfs *sysfsStats, h *netlink.Handle, fail func(string, ...any)) {
+	for reading := range 2 { // alone, then in a reading (the dump)
+		if reading == 1 {
+			c.begin()
+		}
+		got, err := c.linkStats(n)
+		if reading == 1 {
+			c.end()
+		}
+		if err != nil {
+			fail("%s: nsConn: %v", n, err)
+			continue
+		}
+		want, err := sysfs.counters(n)
+		if err != nil || got != want {
+			fail("%s: RTM_GETSTATS %+v, sysfs %+v (%v)", n, got, want, err)
+		}
+		if old, err := rtmGetlink(h, n); err != nil || got != old {
+			fail("%s: RTM_GETSTATS %+v, RTM_GETLINK %+v (%v)", n, got, old, err)
+		}
+		if got.TXPackets+got.RXPackets < 200 {
+			fail("%s: %d packets: the frames were not counted", n, got.TXPackets+got.RXPackets)
+		}
+	}
+
+	raw, oerr := et.Stats(n)
+	old := safchainCounters(raw)
+	cur, cerr := (ethtoolQueueStats{conn: c}).counters(n)
+	if (oerr == nil) != (cerr == nil) || !reflect.DeepEqual(old, cur) {
+		fail("%s: ethtool queues %+v (%v), safchain %+v (%v)", n, cur, cerr, old, oerr)
+	}
+	cl, cerr := (ethtoolLossStats{conn: c}).losses(n)
+	if cerr != nil || !maps.Equal(old.Losses, cl) {
+		fail("%s: ethtool losses %v (%v), safchain %v", n, cl, cerr, old.Losses)
+	}
+	if t, err := c.ethtoolStats(n); err != nil || t.n == 0 {
+		fail("%s: veth has ethtool statistics: %v", n, err)
+	}
+
+	var q queueCounters
+	if err := c.qstatsInto(new(genlFamily), n, &q); !errors.Is(err, errNoQstats) {
+		fail("%s: qstats %v: veth has none", n, err)
 	}
 }
 
