@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/nicdiag/nicdiag/option"
 )
 
 // QEMU's e1000e presents Intel's 82574L with subsystem 8086:0000, its
@@ -42,7 +44,7 @@ func TestLabelQEMUE1000e(t *testing.T) {
 			if tc.edit != nil {
 				tc.edit(t, dir)
 			}
-			n, err := Get(context.Background(), "eth1", WithRoot(dir), WithPCIIDs("testdata/pci.ids"))
+			n, err := Get(context.Background(), "eth1", option.Root(dir), WithPCIIDs("testdata/pci.ids"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -50,7 +52,7 @@ func TestLabelQEMUE1000e(t *testing.T) {
 				t.Errorf("eth1 (%s, subsystem %s): label %q emulator %q; want %q %q", n.PCI.PCIID, n.PCI.SubsystemID, got, n.PCI.Emulator, tc.label, tc.emulator)
 			}
 			// The e1000 carries QEMU's subsystem 1af4:1100: emulated whatever DMI says.
-			if e, err := Get(context.Background(), "eth0", WithRoot(dir)); err != nil || Label(*e) != LabelEmulated || e.PCI.Emulator != "" {
+			if e, err := Get(context.Background(), "eth0", option.Root(dir)); err != nil || Label(*e) != LabelEmulated || e.PCI.Emulator != "" {
 				t.Errorf("eth0: %+v, %v; want emulated by its subsystem", e, err)
 			}
 		})
