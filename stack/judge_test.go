@@ -115,6 +115,12 @@ func sender(rwnd, sndbuf, retrans uint64) Flow {
 		Timers: true, RTTUS: 2000, SndWnd: u32(64 << 10), Sndbuf: 256 << 10}
 }
 
+// roomy gives f a peer window of 6 MiB, far over its bytes in flight.
+func roomy(f Flow) Flow {
+	f.SndWnd = u32(6 << 20)
+	return f
+}
+
 func TestJudgeSender(t *testing.T) {
 	for _, c := range []struct {
 		name    string
@@ -128,6 +134,10 @@ func TestJudgeSender(t *testing.T) {
 		{"send buffer", sender(0, 700000, 0), "send_buffer", true, false, "its own send buffer 78 %"},
 		{"loss", sender(0, 0, 3e6), "path_loss", true, true, "retransmitted 3 %"},
 		{"congestion", sender(0, 0, 0), "congestion", false, true, "congestion control"},
+		// 800 Mb/s over 2 ms keeps 200 kB in flight: a 64 KiB window was
+		// full whenever it was open, though the timer caught 22 %.
+		{"full window", sender(200000, 0, 0), "peer_window", true, true, "peer's receive window 22 %"},
+		{"roomy window", roomy(sender(200000, 0, 0)), "congestion", false, true, "congestion control"},
 	} {
 		s := summaryOf(run(5, func(int) Sample {
 			return Sample{RunPID: 9, Namespaces: []Namespace{healthyNS(1)}, Flows: []Flow{c.f}}

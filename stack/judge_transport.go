@@ -22,6 +22,11 @@ const (
 	// windowFullMin: a receiver's window is full when the rate × RTT
 	// reaches this share of it.
 	windowFullMin = 0.7
+	// stallSomeMin: a sender stalled on the window at least this share of
+	// its busy time, with the window full (windowFullMin), was held by it:
+	// on a path of tens of microseconds the window reopens within the
+	// kernel's timer granularity, so tcpi_rwnd_limited reads low there.
+	stallSomeMin = 0.1
 	// queueFullMin: a receiver whose queue was over half its buffer in
 	// this share of the readings was behind: its application, not the
 	// buffer's size, closed the window.
@@ -105,7 +110,7 @@ func judgeSender(f *FlowSummary, all []FlowSummary, ns map[uint64]NamespaceSumma
 		fmt.Sprintf("busy %s of the time", shareText(f.BusyShare)), "RTT " + msText(f.RTTMs)}
 	busy := f.Timers && f.BusyShare >= busyMin
 	switch {
-	case busy && f.RwndLimitedShare >= limitedMin:
+	case busy && (f.RwndLimitedShare >= limitedMin || peerWindowFull(f)):
 		return senderWindow(f, j, ev, all, ns)
 	case busy && f.SndbufLimitedShare >= limitedMin:
 		j.Kind, j.Bound, j.Share = "send_buffer", true, f.SndbufLimitedShare
@@ -135,6 +140,15 @@ func judgeSender(f *FlowSummary, all []FlowSummary, ns map[uint64]NamespaceSumma
 	}
 	j.Evidence = ev
 	return j
+}
+
+// peerWindowFull reports whether the sender stalled on the peer's window
+// sometimes and kept it full: its bytes in flight, the rate × smoothed RTT
+// (Little's law), at least windowFullMin of the largest window the peer
+// gave.
+func peerWindowFull(f *FlowSummary) bool {
+	inFlight := f.SendMbps * 1e6 / 8 * f.RTTMs / 1000
+	return f.RwndLimitedShare >= stallSomeMin && f.SndWndMax > 0 && inFlight >= windowFullMin*float64(f.SndWndMax)
 }
 
 // senderWindow judges a sender stalled by its peer's receive window: the

@@ -78,8 +78,10 @@ func TestUDPReceiveBufferDrops(t *testing.T) {
 // over the veth's RTT of tens of µs allows some hundreds of Mb/s, far
 // below what the CPUs move even when other work loads them, so the window
 // binds whatever the load (at 64 KiB it allowed about 10 Gb/s, and a
-// loaded 2-core machine held the flow under that: congestion). With the
-// default tcp_rmem it does not bind.
+// loaded 2-core machine held the flow under that: congestion). On an idle
+// host the sender stalls on it only 17-36 % of its busy time, the window
+// reopening within the kernel's timer granularity, but its bytes in
+// flight fill it. With the default tcp_rmem it does not bind.
 func TestReceiveWindowBindsRun(t *testing.T) {
 	b := newBed(t)
 	b.run(b.B, "sysctl", "-qw", "net.ipv4.tcp_rmem=4096 4096 8192")
@@ -97,7 +99,7 @@ func TestReceiveWindowBindsRun(t *testing.T) {
 			sender = f
 		}
 	}
-	if sender == nil || !sender.Timers || sender.RwndLimitedShare < limitedMin || sender.SndWndMax > 64<<10 {
+	if sender == nil || !sender.Timers || sender.RwndLimitedShare < stallSomeMin || sender.SndWndMax > 64<<10 || !peerWindowFull(sender) && sender.RwndLimitedShare < limitedMin {
 		t.Errorf("sender %+v: want rwnd-limited, the peer's window at most 64 KiB", sender)
 	}
 
