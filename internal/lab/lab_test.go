@@ -352,35 +352,7 @@ func TestLinks(t *testing.T) {
 	secs := boot(t, "links")
 	facts := factsOf(t, sec(t, secs, "facts"))
 
-	// The topology itself, so that a changed QEMU or kernel shows up here
-	// rather than as a puzzling nicdiag failure.
-	want := map[string]struct {
-		id             [2]uint16
-		pciDrv, netDrv string
-		link           bool
-	}{
-		"0000:01:00.0": {[2]uint16{0x8086, 0x10d3}, "e1000e", "e1000e", true},
-		"0000:02:00.0": {[2]uint16{0x1af4, 0x1041}, "virtio-pci", "virtio_net", true},
-		"0000:03:00.0": {[2]uint16{0x15ad, 0x07b0}, "vmxnet3", "vmxnet3", true},
-		"0000:00:13.0": {[2]uint16{0x8086, 0x100e}, "e1000", "e1000", false},
-		"0000:00:14.0": {[2]uint16{0x1af4, 0x1000}, "virtio-pci", "virtio_net", false},
-	}
-	byFn := map[string]NetFact{}
-	for _, f := range facts {
-		byFn[f.Function] = f
-	}
-	for fn, w := range want {
-		f, ok := byFn[fn]
-		if !ok {
-			t.Fatalf("guest has no netdev on %s; facts: %+v", fn, facts)
-		}
-		if f.VendorID != w.id[0] || f.DeviceID != w.id[1] || f.PCIDriver != w.pciDrv || f.NetDriver != w.netDrv || (f.Link != nil) != w.link {
-			t.Fatalf("guest's %s is %+v, topology expects %+v", fn, f, w)
-		}
-		if f.Link != nil && (f.Link.CurrentSpeed != 2.5 || f.Link.CurrentWidth != 1 || f.Link.MaxSpeed != 2.5 || f.Link.MaxWidth != 1) {
-			t.Fatalf("guest's %s link %+v; every emulated endpoint should be 2.5 GT/s x1", fn, *f.Link)
-		}
-	}
+	byFn := linksTopology(t, facts)
 
 	t.Run("list", func(t *testing.T) {
 		d := decodeList(t, sec(t, secs, "list"))
@@ -429,53 +401,7 @@ func TestLinks(t *testing.T) {
 	// mq lacks VIRTIO_NET_F_MQ (bit 22 of its features) and is
 	// nic.virtio_single_queue, with no nic.single_queue beside it; the
 	// mq=on one has the bit and neither.
-	t.Run("virtual", func(t *testing.T) {
-		plat := strings.Fields(sec(t, secs, "platform").Stdout)
-		if len(plat) != 3 || plat[0] != "QEMU" || plat[2] != "hypervisor" {
-			t.Fatalf("guest platform %q: want sys_vendor QEMU, a CPU count, the hypervisor flag", plat)
-		}
-		mq := map[string]byte{}
-		for _, l := range strings.Split(sec(t, secs, "virtio").Stdout, "\n") {
-			if fn, bits, ok := strings.Cut(strings.TrimSpace(l), " "); ok && len(bits) > 22 {
-				mq[fn] = bits[22]
-			}
-		}
-		if mq["0000:00:14.0"] != '0' || mq["0000:02:00.0"] != '1' {
-			t.Fatalf("VIRTIO_NET_F_MQ by function %q: the topology expects 00:14.0 without, 02:00.0 with", mq)
-		}
-		var c checkDoc
-		nicdiagJSON(t, sec(t, secs, "check"), &c)
-		got := map[string]findingJSON{}
-		for _, f := range c.Findings {
-			got[f.Code+" "+f.Subject] = f
-		}
-		name := func(fn string) string { return byFn[fn].Name }
-		for _, fn := range []string{"0000:00:13.0", "0000:01:00.0"} {
-			f, ok := got["nic.emulated "+name(fn)]
-			if !ok || f.Severity != "warn" || f.Evidence["hypervisor"] != "QEMU" || f.Evidence["paravirtual"] != "virtio-net" {
-				t.Errorf("%s (%s): nic.emulated %+v (present %v), want warn on QEMU with virtio-net", name(fn), fn, f, ok)
-			}
-		}
-		for _, fn := range []string{"0000:02:00.0", "0000:03:00.0", "0000:00:14.0"} {
-			if f, ok := got["nic.emulated "+name(fn)]; ok {
-				t.Errorf("%s (%s) is paravirtual: %+v", name(fn), fn, f)
-			}
-		}
-		sq := name("0000:00:14.0")
-		f, ok := got["nic.virtio_single_queue "+sq]
-		if !ok || f.Severity != "warn" || f.Evidence["virtio_mq"] != "not offered" || f.Evidence["vcpus"] != plat[1] {
-			t.Errorf("%s: nic.virtio_single_queue %+v (present %v), want warn, MQ not offered, %s vCPUs", sq, f, ok, plat[1])
-		}
-		if f, ok := got["nic.single_queue "+sq]; ok {
-			t.Errorf("%s: nic.single_queue beside the virtio verdict: %+v", sq, f)
-		}
-		mqn := name("0000:02:00.0")
-		for _, code := range []string{"nic.virtio_single_queue", "nic.single_queue"} {
-			if f, ok := got[code+" "+mqn]; ok {
-				t.Errorf("%s (mq=on, 4 pairs): %+v", mqn, f)
-			}
-		}
-	})
+	t.Run("virtual", func(t *testing.T) { checkLinksVirtual(t, secs, byFn) })
 
 	t.Run("show", func(t *testing.T) {
 		for _, f := range facts {
@@ -490,21 +416,111 @@ func TestLinks(t *testing.T) {
 	// nominal too: nothing physical is known to bound them. explain says
 	// so (exit 0, bound none, the reason in no_pcie), with no ceiling from
 	// the nominal 1000 Mb/s.
-	t.Run("explain", func(t *testing.T) {
-		for _, fn := range []string{"0000:01:00.0", "0000:00:13.0", "0000:02:00.0", "0000:03:00.0"} {
-			s := sec(t, secs, "explain-"+byFn[fn].Name)
-			var nb struct {
-				Bound   string             `json:"bound"`
-				NoPCIe  string             `json:"no_pcie"`
-				Ceiling map[string]float64 `json:"ceiling_mbps"`
-			}
-			if s.RC != 0 || json.Unmarshal([]byte(s.Stdout), &nb) != nil || nb.Bound != "none" || nb.NoPCIe == "" || nb.Ceiling["nominal"] != 0 {
-				t.Errorf("explain %s (%s): exit %d, %+v, stderr %q; want exit 0, bound none with the reason, no ceiling", byFn[fn].Name, fn, s.RC, nb, s.Stderr)
-			}
-		}
-	})
+	t.Run("explain", func(t *testing.T) { checkLinksExplain(t, secs, byFn) })
 	t.Run("aer", func(t *testing.T) { checkAER(t, secs, byFn) })
 	t.Run("audit", func(t *testing.T) { checkAudit(t, secs) })
+}
+
+// linksTopology checks the topology itself, so that a changed QEMU or kernel
+// shows up here rather than as a puzzling nicdiag failure, and returns the
+// guest's netdevs by PCI function.
+func linksTopology(t *testing.T, facts []NetFact) map[string]NetFact {
+	t.Helper()
+	want := map[string]struct {
+		id             [2]uint16
+		pciDrv, netDrv string
+		link           bool
+	}{
+		"0000:01:00.0": {[2]uint16{0x8086, 0x10d3}, "e1000e", "e1000e", true},
+		"0000:02:00.0": {[2]uint16{0x1af4, 0x1041}, "virtio-pci", "virtio_net", true},
+		"0000:03:00.0": {[2]uint16{0x15ad, 0x07b0}, "vmxnet3", "vmxnet3", true},
+		"0000:00:13.0": {[2]uint16{0x8086, 0x100e}, "e1000", "e1000", false},
+		"0000:00:14.0": {[2]uint16{0x1af4, 0x1000}, "virtio-pci", "virtio_net", false},
+	}
+	byFn := map[string]NetFact{}
+	for _, f := range facts {
+		byFn[f.Function] = f
+	}
+	for fn, w := range want {
+		f, ok := byFn[fn]
+		if !ok {
+			t.Fatalf("guest has no netdev on %s; facts: %+v", fn, facts)
+		}
+		if f.VendorID != w.id[0] || f.DeviceID != w.id[1] || f.PCIDriver != w.pciDrv || f.NetDriver != w.netDrv || (f.Link != nil) != w.link {
+			t.Fatalf("guest's %s is %+v, topology expects %+v", fn, f, w)
+		}
+		if f.Link != nil && (f.Link.CurrentSpeed != 2.5 || f.Link.CurrentWidth != 1 || f.Link.MaxSpeed != 2.5 || f.Link.MaxWidth != 1) {
+			t.Fatalf("guest's %s link %+v; every emulated endpoint should be 2.5 GT/s x1", fn, *f.Link)
+		}
+	}
+	return byFn
+}
+
+// checkLinksVirtual: TestLinks's virtual-NIC findings (see there).
+func checkLinksVirtual(t *testing.T, secs map[string]Section, byFn map[string]NetFact) {
+	t.Helper()
+	plat := strings.Fields(sec(t, secs, "platform").Stdout)
+	if len(plat) != 3 || plat[0] != "QEMU" || plat[2] != "hypervisor" {
+		t.Fatalf("guest platform %q: want sys_vendor QEMU, a CPU count, the hypervisor flag", plat)
+	}
+	mq := map[string]byte{}
+	for _, l := range strings.Split(sec(t, secs, "virtio").Stdout, "\n") {
+		if fn, bits, ok := strings.Cut(strings.TrimSpace(l), " "); ok && len(bits) > 22 {
+			mq[fn] = bits[22]
+		}
+	}
+	if mq["0000:00:14.0"] != '0' || mq["0000:02:00.0"] != '1' {
+		t.Fatalf("VIRTIO_NET_F_MQ by function %q: the topology expects 00:14.0 without, 02:00.0 with", mq)
+	}
+	var c checkDoc
+	nicdiagJSON(t, sec(t, secs, "check"), &c)
+	got := map[string]findingJSON{}
+	for _, f := range c.Findings {
+		got[f.Code+" "+f.Subject] = f
+	}
+	name := func(fn string) string { return byFn[fn].Name }
+	for _, fn := range []string{"0000:00:13.0", "0000:01:00.0"} {
+		f, ok := got["nic.emulated "+name(fn)]
+		if !ok || f.Severity != "warn" || f.Evidence["hypervisor"] != "QEMU" || f.Evidence["paravirtual"] != "virtio-net" {
+			t.Errorf("%s (%s): nic.emulated %+v (present %v), want warn on QEMU with virtio-net", name(fn), fn, f, ok)
+		}
+	}
+	for _, fn := range []string{"0000:02:00.0", "0000:03:00.0", "0000:00:14.0"} {
+		if f, ok := got["nic.emulated "+name(fn)]; ok {
+			t.Errorf("%s (%s) is paravirtual: %+v", name(fn), fn, f)
+		}
+	}
+	sq := name("0000:00:14.0")
+	f, ok := got["nic.virtio_single_queue "+sq]
+	if !ok || f.Severity != "warn" || f.Evidence["virtio_mq"] != "not offered" || f.Evidence["vcpus"] != plat[1] {
+		t.Errorf("%s: nic.virtio_single_queue %+v (present %v), want warn, MQ not offered, %s vCPUs", sq, f, ok, plat[1])
+	}
+	if f, ok := got["nic.single_queue "+sq]; ok {
+		t.Errorf("%s: nic.single_queue beside the virtio verdict: %+v", sq, f)
+	}
+	mqn := name("0000:02:00.0")
+	for _, code := range []string{"nic.virtio_single_queue", "nic.single_queue"} {
+		if f, ok := got[code+" "+mqn]; ok {
+			t.Errorf("%s (mq=on, 4 pairs): %+v", mqn, f)
+		}
+	}
+}
+
+// checkLinksExplain: TestLinks's explain on emulated and paravirtual NICs
+// (see there).
+func checkLinksExplain(t *testing.T, secs map[string]Section, byFn map[string]NetFact) {
+	t.Helper()
+	for _, fn := range []string{"0000:01:00.0", "0000:00:13.0", "0000:02:00.0", "0000:03:00.0"} {
+		s := sec(t, secs, "explain-"+byFn[fn].Name)
+		var nb struct {
+			Bound   string             `json:"bound"`
+			NoPCIe  string             `json:"no_pcie"`
+			Ceiling map[string]float64 `json:"ceiling_mbps"`
+		}
+		if s.RC != 0 || json.Unmarshal([]byte(s.Stdout), &nb) != nil || nb.Bound != "none" || nb.NoPCIe == "" || nb.Ceiling["nominal"] != 0 {
+			t.Errorf("explain %s (%s): exit %d, %+v, stderr %q; want exit 0, bound none with the reason, no ceiling", byFn[fn].Name, fn, s.RC, nb, s.Stderr)
+		}
+	}
 }
 
 // exitFor is the exit status README.md gives `check` for a set of findings:
