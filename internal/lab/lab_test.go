@@ -565,21 +565,7 @@ func TestIGB(t *testing.T) {
 
 	// The kernel's queue vectors (6.1 names the chip "PCI-MSI <hwirq>-edge",
 	// so only msi_irqs ties them to the function): IRQ -> queue.
-	wantQ := map[int]queue{}
-	irqs := ParseInterrupts(sec(t, secs, "interrupts0").Stdout)
-	for _, kind := range []string{"rx", "tx"} {
-		for i := 0; i < 2; i++ {
-			name := fmt.Sprintf("%s-%s-%d", pf.Name, kind, i)
-			r, ok := irqs[name]
-			if !ok {
-				t.Fatalf("/proc/interrupts has no %s:\n%s", name, sec(t, secs, "interrupts0").Stdout)
-			}
-			if !slices.Contains(pf.MSI, r.IRQ) {
-				t.Fatalf("%s is IRQ %d, not in msi_irqs %v", name, r.IRQ, pf.MSI)
-			}
-			wantQ[r.IRQ] = queue{kind, i}
-		}
-	}
+	wantQ := igbQueueIRQs(t, secs, pf)
 	// nicdiag's mapping of them to queues, in monitor's per-queue samples
 	// and in show.
 	t.Run("monitor-queues", func(t *testing.T) {
@@ -606,157 +592,194 @@ func TestIGB(t *testing.T) {
 	// GRO off and rx-usecs 0 (ethtool in the guest): nicdiag reads what
 	// ethtool -k / -c show and judges both (info: the emulated 82576's
 	// 1000 Mb/s is nominal and below 10 Gb/s); put back, both go.
-	t.Run("offloads-coalesce", func(t *testing.T) {
-		if s := sec(t, secs, "offl-set"); s.RC != 0 {
-			t.Fatalf("ethtool in the guest failed (%d): %s", s.RC, s.Stderr)
-		}
-		k, c := sec(t, secs, "offl-k").Stdout, sec(t, secs, "offl-c").Stdout
-		if !strings.Contains(k, "generic-receive-offload: off") || !regexp.MustCompile(`(?m)^rx-usecs:\s+0$`).MatchString(c) {
-			t.Fatalf("the driver did not take the settings:\n%s\n%s", k, c)
-		}
-		n := decodeList(t, sec(t, secs, "offl-list")).nic(pf.Name)
-		if n == nil {
-			t.Fatalf("list has no %s", pf.Name)
-		}
-		if g, ok := n.Features["rx-gro"]; !ok || g.Active || g.Fixed {
-			t.Errorf("rx-gro %+v (present %v), ethtool -k says off and changeable", g, ok)
-		}
-		if tso, ok := n.Features["tx-tcp-segmentation"]; !ok || tso.Active != strings.Contains(k, "tcp-segmentation-offload: on") {
-			t.Errorf("tx-tcp-segmentation %+v; ethtool -k:\n%s", tso, k)
-		}
-		if n.Coalesce == nil || n.Coalesce.RXUsecs == nil || *n.Coalesce.RXUsecs != 0 || n.Coalesce.Source != "netlink" {
-			t.Errorf("coalesce %+v, ethtool -c says rx-usecs 0", n.Coalesce)
-		}
-		var during, after checkDoc
-		nicdiagJSON(t, sec(t, secs, "offl-check"), &during)
-		for code, ev := range map[string]map[string]string{
-			"nic.offload_off":  {"offloads_off": "rx-gro", "rx-gro": "off", "link_mbps": "1000", "label": "emulated"},
-			"nic.coalesce_off": {"rx_usecs": "0", "source": "netlink", "link_mbps": "1000", "adaptive_rx": "not supported"},
-		} {
-			f := during.finding(code, pf.Name)
-			if f == nil {
-				t.Errorf("no %s for %s in %+v", code, pf.Name, during.Findings)
-				continue
-			}
-			t.Logf("%s %s: %s", f.Severity, code, f.Summary)
-			if f.Severity != "info" {
-				t.Errorf("%s: severity %s, want info at a nominal 1000 Mb/s", code, f.Severity)
-			}
-			for k, v := range ev {
-				if f.Evidence[k] != v {
-					t.Errorf("%s: evidence %s = %q, want %q (%v)", code, k, f.Evidence[k], v, f.Evidence)
-				}
-			}
-		}
-		if s := sec(t, secs, "offl-undo"); s.RC != 0 {
-			t.Fatalf("undo failed (%d): %s", s.RC, s.Stderr)
-		}
-		nicdiagJSON(t, sec(t, secs, "offl-after"), &after)
-		for _, code := range []string{"nic.offload_off", "nic.coalesce_off"} {
-			if f := after.finding(code, pf.Name); f != nil {
-				t.Errorf("after undoing: %+v", f)
-			}
-		}
-	})
+	t.Run("offloads-coalesce", func(t *testing.T) { checkIGBOffloads(t, secs, pf) })
 
 	// EEE, pause, the partner's modes and the carrier counters
 	// (ethlink_test.go).
 	t.Run("ethlink", func(t *testing.T) { checkEthlink(t, secs) })
 
 	// Two VFs through sriov_numvfs, bound to igbvf and tied to the PF.
-	t.Run("sriov", func(t *testing.T) {
-		facts1 := factsOf(t, sec(t, secs, "facts1"))
-		var vfs []NetFact
-		for _, f := range facts1 {
-			if f.PhysFn != "" {
-				vfs = append(vfs, f)
-			}
-		}
-		if len(vfs) != 2 {
-			t.Fatalf("guest after sriov_numvfs=2: %+v, want 2 VF netdevs", facts1)
-		}
-		d1 := decodeList(t, sec(t, secs, "list1"))
-		checkAgainstFacts(t, d1, facts1)
-		var vfAddrs []string
-		for _, vf := range vfs {
-			vfAddrs = append(vfAddrs, vf.Function)
-			n := d1.nic(vf.Name)
-			if n == nil || n.PCI == nil {
-				continue // reported by checkAgainstFacts
-			}
-			if n.Driver != "igbvf" || n.PCI.Driver != "igbvf" || n.PCI.VendorID != 0x8086 || n.PCI.DeviceID != 0x10ca {
-				t.Errorf("VF %s: driver %q pci.driver %q ID %04x:%04x; want igbvf, igbvf, 8086:10ca", vf.Name, n.Driver, n.PCI.Driver, n.PCI.VendorID, n.PCI.DeviceID)
-			}
-			if n.PCI.PhysFn != pf.Function {
-				t.Errorf("VF %s: physfn %q, want %s", vf.Name, n.PCI.PhysFn, pf.Function)
-			}
-		}
-		slices.Sort(vfAddrs)
-		if p := d1.nic(pf.Name); p != nil && p.PCI != nil {
-			if got := slices.Sorted(slices.Values(p.PCI.VFs)); !slices.Equal(got, vfAddrs) {
-				t.Errorf("PF %s: vfs %v, want %v", pf.Name, got, vfAddrs)
-			}
-		}
-		var c checkDoc
-		nicdiagJSON(t, sec(t, secs, "check1"), &c)
-		// igbvf has one queue pair by design: no nic.single_queue.
-		for _, f := range c.Findings {
-			for _, vf := range vfs {
-				if f.Code == "nic.single_queue" && f.Subject == vf.Name {
-					t.Errorf("VF %s: %s %s", vf.Name, f.Code, f.Summary)
-				}
-			}
-		}
-	})
+	t.Run("sriov", func(t *testing.T) { checkIGBSRIOV(t, secs, pf) })
 
 	// `ip link set eth0 vf 0 max_tx_rate 100`: nic.vf_rate_limited on VF 0
 	// (01:10.0), a warning against its 1000 Mb/s link, live and from a
 	// snapshot of the same state; gone once the cap is 0.
-	t.Run("vf-rate", func(t *testing.T) {
-		if s := sec(t, secs, "setrate"); s.RC != 0 {
-			t.Fatalf("ip link set eth0 vf 0 max_tx_rate 100: exit %d: %s", s.RC, s.Stderr)
+	t.Run("vf-rate", func(t *testing.T) { checkIGBVFRate(t, secs, pf) })
+}
+
+// checkIGBOffloads: GRO off and rx-usecs 0 on the PF, judged, then put back
+// (TestIGB's offloads-coalesce).
+func checkIGBOffloads(t *testing.T, secs map[string]Section, pf NetFact) {
+	t.Helper()
+	if s := sec(t, secs, "offl-set"); s.RC != 0 {
+		t.Fatalf("ethtool in the guest failed (%d): %s", s.RC, s.Stderr)
+	}
+	k, c := sec(t, secs, "offl-k").Stdout, sec(t, secs, "offl-c").Stdout
+	if !strings.Contains(k, "generic-receive-offload: off") || !regexp.MustCompile(`(?m)^rx-usecs:\s+0$`).MatchString(c) {
+		t.Fatalf("the driver did not take the settings:\n%s\n%s", k, c)
+	}
+	n := decodeList(t, sec(t, secs, "offl-list")).nic(pf.Name)
+	if n == nil {
+		t.Fatalf("list has no %s", pf.Name)
+	}
+	if g, ok := n.Features["rx-gro"]; !ok || g.Active || g.Fixed {
+		t.Errorf("rx-gro %+v (present %v), ethtool -k says off and changeable", g, ok)
+	}
+	if tso, ok := n.Features["tx-tcp-segmentation"]; !ok || tso.Active != strings.Contains(k, "tcp-segmentation-offload: on") {
+		t.Errorf("tx-tcp-segmentation %+v; ethtool -k:\n%s", tso, k)
+	}
+	if n.Coalesce == nil || n.Coalesce.RXUsecs == nil || *n.Coalesce.RXUsecs != 0 || n.Coalesce.Source != "netlink" {
+		t.Errorf("coalesce %+v, ethtool -c says rx-usecs 0", n.Coalesce)
+	}
+	var during, after checkDoc
+	nicdiagJSON(t, sec(t, secs, "offl-check"), &during)
+	for code, ev := range map[string]map[string]string{
+		"nic.offload_off":  {"offloads_off": "rx-gro", "rx-gro": "off", "link_mbps": "1000", "label": "emulated"},
+		"nic.coalesce_off": {"rx_usecs": "0", "source": "netlink", "link_mbps": "1000", "adaptive_rx": "not supported"},
+	} {
+		f := during.finding(code, pf.Name)
+		if f == nil {
+			t.Errorf("no %s for %s in %+v", code, pf.Name, during.Findings)
+			continue
 		}
-		if s := sec(t, secs, "iplink2").Stdout; !strings.Contains(s, "max_tx_rate 100Mbps") {
-			t.Fatalf("the kernel does not report the cap: %s", s)
+		t.Logf("%s %s: %s", f.Severity, code, f.Summary)
+		if f.Severity != "info" {
+			t.Errorf("%s: severity %s, want info at a nominal 1000 Mb/s", code, f.Severity)
 		}
-		var vf0 string
-		for _, f := range factsOf(t, sec(t, secs, "facts1")) {
-			if f.Function == "0000:01:10.0" {
-				vf0 = f.Name
+		for k, v := range ev {
+			if f.Evidence[k] != v {
+				t.Errorf("%s: evidence %s = %q, want %q (%v)", code, k, f.Evidence[k], v, f.Evidence)
 			}
 		}
-		if vf0 == "" {
-			t.Fatal("no netdev on VF 0 (0000:01:10.0)")
+	}
+	if s := sec(t, secs, "offl-undo"); s.RC != 0 {
+		t.Fatalf("undo failed (%d): %s", s.RC, s.Stderr)
+	}
+	nicdiagJSON(t, sec(t, secs, "offl-after"), &after)
+	for _, code := range []string{"nic.offload_off", "nic.coalesce_off"} {
+		if f := after.finding(code, pf.Name); f != nil {
+			t.Errorf("after undoing: %+v", f)
 		}
-		rate := func(name string) []findingJSON {
-			var c checkDoc
-			nicdiagJSON(t, sec(t, secs, name), &c)
-			var out []findingJSON
-			for _, f := range c.Findings {
-				if f.Code == "nic.vf_rate_limited" {
-					out = append(out, f)
-				}
+	}
+}
+
+// checkIGBSRIOV: two VFs through sriov_numvfs, bound to igbvf and tied to
+// the PF (TestIGB's sriov).
+func checkIGBSRIOV(t *testing.T, secs map[string]Section, pf NetFact) {
+	t.Helper()
+	facts1 := factsOf(t, sec(t, secs, "facts1"))
+	var vfs []NetFact
+	for _, f := range facts1 {
+		if f.PhysFn != "" {
+			vfs = append(vfs, f)
+		}
+	}
+	if len(vfs) != 2 {
+		t.Fatalf("guest after sriov_numvfs=2: %+v, want 2 VF netdevs", facts1)
+	}
+	d1 := decodeList(t, sec(t, secs, "list1"))
+	checkAgainstFacts(t, d1, facts1)
+	var vfAddrs []string
+	for _, vf := range vfs {
+		vfAddrs = append(vfAddrs, vf.Function)
+		n := d1.nic(vf.Name)
+		if n == nil || n.PCI == nil {
+			continue // reported by checkAgainstFacts
+		}
+		if n.Driver != "igbvf" || n.PCI.Driver != "igbvf" || n.PCI.VendorID != 0x8086 || n.PCI.DeviceID != 0x10ca {
+			t.Errorf("VF %s: driver %q pci.driver %q ID %04x:%04x; want igbvf, igbvf, 8086:10ca", vf.Name, n.Driver, n.PCI.Driver, n.PCI.VendorID, n.PCI.DeviceID)
+		}
+		if n.PCI.PhysFn != pf.Function {
+			t.Errorf("VF %s: physfn %q, want %s", vf.Name, n.PCI.PhysFn, pf.Function)
+		}
+	}
+	slices.Sort(vfAddrs)
+	if p := d1.nic(pf.Name); p != nil && p.PCI != nil {
+		if got := slices.Sorted(slices.Values(p.PCI.VFs)); !slices.Equal(got, vfAddrs) {
+			t.Errorf("PF %s: vfs %v, want %v", pf.Name, got, vfAddrs)
+		}
+	}
+	var c checkDoc
+	nicdiagJSON(t, sec(t, secs, "check1"), &c)
+	// igbvf has one queue pair by design: no nic.single_queue.
+	for _, f := range c.Findings {
+		for _, vf := range vfs {
+			if f.Code == "nic.single_queue" && f.Subject == vf.Name {
+				t.Errorf("VF %s: %s %s", vf.Name, f.Code, f.Summary)
 			}
-			return out
 		}
-		live, snap := rate("check2"), rate("snapcheck2")
-		if len(live) != 1 || live[0].Subject != vf0 || live[0].Severity != "warn" || live[0].Evidence["max_tx_rate_mbps"] != "100" ||
-			live[0].Evidence["function"] != "0000:01:10.0" || live[0].Evidence["pf"] != pf.Name {
-			t.Errorf("live: %+v, want one warn on %s with max_tx_rate 100", live, vf0)
+	}
+}
+
+// checkIGBVFRate: nic.vf_rate_limited on VF 0 under max_tx_rate 100, live
+// and from a snapshot, gone at 0 (TestIGB's vf-rate).
+func checkIGBVFRate(t *testing.T, secs map[string]Section, pf NetFact) {
+	t.Helper()
+	if s := sec(t, secs, "setrate"); s.RC != 0 {
+		t.Fatalf("ip link set eth0 vf 0 max_tx_rate 100: exit %d: %s", s.RC, s.Stderr)
+	}
+	if s := sec(t, secs, "iplink2").Stdout; !strings.Contains(s, "max_tx_rate 100Mbps") {
+		t.Fatalf("the kernel does not report the cap: %s", s)
+	}
+	var vf0 string
+	for _, f := range factsOf(t, sec(t, secs, "facts1")) {
+		if f.Function == "0000:01:10.0" {
+			vf0 = f.Name
 		}
-		if len(snap) != len(live) || len(snap) == 1 && (snap[0].Summary != live[0].Summary || snap[0].Severity != live[0].Severity) {
-			t.Errorf("snapshot of the same state: %+v, live %+v", snap, live)
+	}
+	if vf0 == "" {
+		t.Fatal("no netdev on VF 0 (0000:01:10.0)")
+	}
+	rate := func(name string) []findingJSON {
+		var c checkDoc
+		nicdiagJSON(t, sec(t, secs, name), &c)
+		var out []findingJSON
+		for _, f := range c.Findings {
+			if f.Code == "nic.vf_rate_limited" {
+				out = append(out, f)
+			}
 		}
-		if s := sec(t, secs, "unsetrate"); s.RC != 0 {
-			t.Fatalf("max_tx_rate 0: exit %d: %s", s.RC, s.Stderr)
+		return out
+	}
+	live, snap := rate("check2"), rate("snapcheck2")
+	if len(live) != 1 || live[0].Subject != vf0 || live[0].Severity != "warn" || live[0].Evidence["max_tx_rate_mbps"] != "100" ||
+		live[0].Evidence["function"] != "0000:01:10.0" || live[0].Evidence["pf"] != pf.Name {
+		t.Errorf("live: %+v, want one warn on %s with max_tx_rate 100", live, vf0)
+	}
+	if len(snap) != len(live) || len(snap) == 1 && (snap[0].Summary != live[0].Summary || snap[0].Severity != live[0].Severity) {
+		t.Errorf("snapshot of the same state: %+v, live %+v", snap, live)
+	}
+	if s := sec(t, secs, "unsetrate"); s.RC != 0 {
+		t.Fatalf("max_tx_rate 0: exit %d: %s", s.RC, s.Stderr)
+	}
+	if got := rate("check3"); len(got) != 0 {
+		t.Errorf("after max_tx_rate 0: %+v", got)
+	}
+	if len(live) == 1 {
+		t.Logf("%s %s: %s", live[0].Severity, live[0].Subject, live[0].Summary)
+	}
+}
+
+// igbQueueIRQs: the PF's rx and tx queue vectors in /proc/interrupts, each
+// one of its msi_irqs: IRQ -> queue.
+func igbQueueIRQs(t *testing.T, secs map[string]Section, pf NetFact) map[int]queue {
+	t.Helper()
+	wantQ := map[int]queue{}
+	irqs := ParseInterrupts(sec(t, secs, "interrupts0").Stdout)
+	for _, kind := range []string{"rx", "tx"} {
+		for i := 0; i < 2; i++ {
+			name := fmt.Sprintf("%s-%s-%d", pf.Name, kind, i)
+			r, ok := irqs[name]
+			if !ok {
+				t.Fatalf("/proc/interrupts has no %s:\n%s", name, sec(t, secs, "interrupts0").Stdout)
+			}
+			if !slices.Contains(pf.MSI, r.IRQ) {
+				t.Fatalf("%s is IRQ %d, not in msi_irqs %v", name, r.IRQ, pf.MSI)
+			}
+			wantQ[r.IRQ] = queue{kind, i}
 		}
-		if got := rate("check3"); len(got) != 0 {
-			t.Errorf("after max_tx_rate 0: %+v", got)
-		}
-		if len(live) == 1 {
-			t.Logf("%s %s: %s", live[0].Severity, live[0].Subject, live[0].Summary)
-		}
-	})
+	}
+	return wantQ
 }
 
 type queue struct {
