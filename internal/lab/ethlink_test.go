@@ -81,7 +81,24 @@ func checkEthlink(t *testing.T, secs map[string]Section) {
 	} else if s0.NIC.EEE != nil {
 		t.Errorf("nicdiag has EEE where ethtool has none: %+v", s0.NIC.EEE)
 	}
-	// Pause: as ethtool -a says, before and after `ethtool -A ... off`.
+	checkEthlinkPause(t, secs, s0, s1)
+	// The partner's modes: as ethtool prints them.
+	want := partnerModes(sec(t, secs, "linkset0").Stdout)
+	var got []string
+	for _, m := range s0.NIC.Link.PartnerModes {
+		got = append(got, m)
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("partner modes: nicdiag %q, ethtool %q", got, want)
+	}
+	t.Logf("partner modes %q", got)
+	checkEthlinkCarrier(t, secs)
+}
+
+// checkEthlinkPause: nicdiag's pause is as ethtool -a says, before and after
+// `ethtool -A ... off`.
+func checkEthlinkPause(t *testing.T, secs map[string]Section, s0, s1 ethlinkShow) {
+	t.Helper()
 	for i, step := range []struct {
 		sec  string
 		show ethlinkShow
@@ -105,19 +122,13 @@ func checkEthlink(t *testing.T, secs map[string]Section) {
 	if p := s1.NIC.Pause; p == nil || p.RX || p.TX {
 		t.Errorf("after ethtool -A eth0 rx off tx off: %+v", p)
 	}
-	// The partner's modes: as ethtool prints them.
-	want := partnerModes(sec(t, secs, "linkset0").Stdout)
-	var got []string
-	for _, m := range s0.NIC.Link.PartnerModes {
-		got = append(got, m)
-	}
-	if strings.Join(got, " ") != strings.Join(want, " ") {
-		t.Errorf("partner modes: nicdiag %q, ethtool %q", got, want)
-	}
-	t.Logf("partner modes %q", got)
-	// The carrier: before the flaps no nic.link_flapping; 12 downs later
-	// carrier_down_count has moved by 12 and nic.link_flapping warns with
-	// sysfs's count.
+}
+
+// checkEthlinkCarrier: before the flaps no nic.link_flapping; 12 downs later
+// carrier_down_count has moved by 12 and nic.link_flapping warns with sysfs's
+// count.
+func checkEthlinkCarrier(t *testing.T, secs map[string]Section) {
+	t.Helper()
 	count := func(name string) (changes, downs int) {
 		f := strings.Fields(sec(t, secs, name).Stdout)
 		if len(f) != 2 {

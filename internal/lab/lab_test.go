@@ -923,36 +923,7 @@ func TestTraffic(t *testing.T) {
 
 	// With a command, --json prints only the summary: window averages, the
 	// findings (the verdict) and how the command ended.
-	t.Run("monitor-cmd", func(t *testing.T) {
-		if s := sec(t, secs, "cmd-ping"); !strings.Contains(s.Stdout, "200 packets received") {
-			t.Errorf("the monitored ping did not get its replies: %s", s.Stdout)
-		}
-		lines := jsonLines(t, sec(t, secs, "monitor-cmd"))
-		last := lines[len(lines)-1]
-		if last["type"] != "summary" {
-			t.Fatalf("monitor -- ping: last line is not the summary: %v", last)
-		}
-		if _, ok := last["findings"]; !ok {
-			t.Errorf("monitor -- ping: summary has no findings (the verdict): %v", last)
-		}
-		var sum struct {
-			Samples int `json:"samples"`
-			Command *struct {
-				Argv     []string `json:"argv"`
-				ExitCode int      `json:"exit_code"`
-			} `json:"command"`
-		}
-		b, _ := json.Marshal(last)
-		if err := json.Unmarshal(b, &sum); err != nil {
-			t.Fatal(err)
-		}
-		if sum.Samples < 1 {
-			t.Errorf("monitor -- ping: summary over %d samples", sum.Samples)
-		}
-		if sum.Command == nil || sum.Command.ExitCode != 0 || len(sum.Command.Argv) == 0 || sum.Command.Argv[0] != "sh" {
-			t.Errorf("monitor -- ping: summary's command %+v, want sh ... exited 0", sum.Command)
-		}
-	})
+	t.Run("monitor-cmd", func(t *testing.T) { checkMonitorCmd(t, secs) })
 
 	t.Run("monitor-cmd-text", func(t *testing.T) {
 		txt := sec(t, secs, "monitor-cmd-text")
@@ -960,6 +931,40 @@ func TestTraffic(t *testing.T) {
 			t.Errorf("monitor -- ping (text) exited %d without a verdict:\n%s\n%s", txt.RC, txt.Stdout, txt.Stderr)
 		}
 	})
+}
+
+// checkMonitorCmd: `monitor --json -- ping` prints the summary last, with the
+// verdict's findings and how the command ended (TestTraffic's monitor-cmd).
+func checkMonitorCmd(t *testing.T, secs map[string]Section) {
+	t.Helper()
+	if s := sec(t, secs, "cmd-ping"); !strings.Contains(s.Stdout, "200 packets received") {
+		t.Errorf("the monitored ping did not get its replies: %s", s.Stdout)
+	}
+	lines := jsonLines(t, sec(t, secs, "monitor-cmd"))
+	last := lines[len(lines)-1]
+	if last["type"] != "summary" {
+		t.Fatalf("monitor -- ping: last line is not the summary: %v", last)
+	}
+	if _, ok := last["findings"]; !ok {
+		t.Errorf("monitor -- ping: summary has no findings (the verdict): %v", last)
+	}
+	var sum struct {
+		Samples int `json:"samples"`
+		Command *struct {
+			Argv     []string `json:"argv"`
+			ExitCode int      `json:"exit_code"`
+		} `json:"command"`
+	}
+	b, _ := json.Marshal(last)
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Samples < 1 {
+		t.Errorf("monitor -- ping: summary over %d samples", sum.Samples)
+	}
+	if sum.Command == nil || sum.Command.ExitCode != 0 || len(sum.Command.Argv) == 0 || sum.Command.Argv[0] != "sh" {
+		t.Errorf("monitor -- ping: summary's command %+v, want sh ... exited 0", sum.Command)
+	}
 }
 
 // monitorLine is one line of `monitor --json`: a sample (irq.Sample) or the
