@@ -413,6 +413,15 @@ func TestJudgePhysicalFirst(t *testing.T) {
 func TestJudgeCommandOrCore(t *testing.T) {
 	pps := ppsFor(500, fullFrame)
 	nics := []irq.NICRate{nicAt("eth0", pps, fullBytes, pps/20, 62)}
+	judgeCommandThread(t, nics)
+	judgePacketCore(t, nics)
+	judgeUserWork(t, nics)
+}
+
+// judgeCommandThread: a CPU the command's thread has half of or more is
+// the command's, packet work on it or not.
+func judgeCommandThread(t *testing.T, nics []irq.NICRate) {
+	t.Helper()
 	t.Run("command thread owns the CPU", func(t *testing.T) {
 		cpus := append(idleCPUs(0, 1), cpuAt(2, 0, 30, 60, 10), cpuAt(3, 0, 0, 0, 2))
 		threads := []irq.ThreadRate{{PID: 900, TID: 901, Comm: "iperf3", UserPct: 55, SystemPct: 10, CPU: 2}}
@@ -443,6 +452,12 @@ func TestJudgeCommandOrCore(t *testing.T) {
 			}
 		}
 	})
+}
+
+// judgePacketCore: a CPU packet work has half of is a core's, with the
+// command's thread elsewhere or under half of it.
+func judgePacketCore(t *testing.T, nics []irq.NICRate) {
+	t.Helper()
 	t.Run("packet core, thread elsewhere", func(t *testing.T) {
 		cpus := append([]irq.CPURate{cpuAt(0, 40, 55, 0, 5)}, idleCPUs(1)...)
 		cpus = append(cpus, cpuAt(2, 0, 0, 35, 5), cpuAt(3, 0, 0, 0, 2))
@@ -468,6 +483,12 @@ func TestJudgeCommandOrCore(t *testing.T) {
 			t.Errorf("command ceiling %+v, want the thread's own 40 %%", c)
 		}
 	})
+}
+
+// judgeUserWork: the command's thread at 100 % user is the command's, judged
+// where it ran most; other user work is no ceiling.
+func judgeUserWork(t *testing.T, nics []irq.NICRate) {
+	t.Helper()
 	t.Run("one thread at 100 % user on a 4-core host", func(t *testing.T) {
 		cpus := []irq.CPURate{cpuAt(0, 1, 6, 0, 1), cpuAt(1, 0, 0, 100, 0), cpuAt(2, 0, 1, 0, 1), cpuAt(3, 0, 0, 0, 1)}
 		threads := []irq.ThreadRate{{PID: 700, TID: 700, Comm: "iperf3", UserPct: 100, CPU: 1}, {PID: 700, TID: 702, Comm: "iperf3", UserPct: 0.5, CPU: 3}}
@@ -539,13 +560,34 @@ func TestJudgeSteal(t *testing.T) {
 // TestJudgeLosses: NIC drops, pause frames and allowance excesses, as the
 // verdict or beside it.
 func TestJudgeLosses(t *testing.T) {
-	const rx = 100_000.0
-	tenG := []Limits{{NIC: "eth0", PortMbps: 10_000}}
-	cpus := idleCPUs(0, 1, 2, 3)
-	nicRun := func(losses ...irq.LossRate) []irq.Sample {
-		return runOf{cpus: cpus, nics: []irq.NICRate{nicAt("eth0", rx, fullBytes, rx/10, 62, losses...)}}.samples(10)
-	}
-	dropsFor := func(share float64) float64 { return share * rx / (1 - share) } // of the offered packets
+	r := lossRun{rx: 100_000.0, tenG: []Limits{{NIC: "eth0", PortMbps: 10_000}}, cpus: idleCPUs(0, 1, 2, 3)}
+	judgeDrops(t, r)
+	judgePause(t, r)
+	judgeAllowance(t, r)
+}
+
+// lossRun: TestJudgeLosses's run, eth0 on a 10 Gb/s port receiving rx
+// full-size frames a second on four idle CPUs.
+type lossRun struct {
+	rx   float64
+	tenG []Limits
+	cpus []irq.CPURate
+}
+
+// nicRun: 10 samples of the run with eth0's losses.
+func (r lossRun) nicRun(losses ...irq.LossRate) []irq.Sample {
+	return runOf{cpus: r.cpus, nics: []irq.NICRate{nicAt("eth0", r.rx, fullBytes, r.rx/10, 62, losses...)}}.samples(10)
+}
+
+// dropsFor: the drops a second that are share of the offered packets.
+func (r lossRun) dropsFor(share float64) float64 { return share * r.rx / (1 - share) }
+
+// judgeDrops: NIC drops at 1 % of the offered packets are the verdict, or
+// beside a bound; at 0.01 % or under 10/s they do not count; one loss from
+// two sources counts once.
+func judgeDrops(t *testing.T, r lossRun) {
+	t.Helper()
+	tenG, cpus, nicRun, dropsFor := r.tenG, r.cpus, r.nicRun, r.dropsFor
 	t.Run("drops at 1 % with no ceiling", func(t *testing.T) {
 		v := judgeRoom(nicRun(irq.LossRate{Name: "sysfs:rx_missed_errors", Class: irq.LossNIC, PerS: dropsFor(0.01)}), tenG)
 		wantBound(t, v, BoundNICDrops)
@@ -614,6 +656,14 @@ func TestJudgeLosses(t *testing.T) {
 			t.Errorf("counters %v", l.Counters)
 		}
 	})
+}
+
+// judgePause: pause frames over 10/s, received or sent, are the verdict
+// (drops come first), or beside a bound; xon and xoff add up within a
+// source.
+func judgePause(t *testing.T, r lossRun) {
+	t.Helper()
+	tenG, cpus, nicRun, dropsFor := r.tenG, r.cpus, r.nicRun, r.dropsFor
 	t.Run("pause received", func(t *testing.T) {
 		v := judgeRoom(nicRun(irq.LossRate{Name: "ethtool:rx_flow_control_xoff", Class: irq.LossPauseRX, PerS: 500}), tenG)
 		wantBound(t, v, BoundPause)
@@ -674,6 +724,13 @@ func TestJudgeLosses(t *testing.T) {
 			}
 		}
 	})
+}
+
+// judgeAllowance: allowance excesses put the bound outside the host, or
+// sit beside one; losses count over every sample.
+func judgeAllowance(t *testing.T, r lossRun) {
+	t.Helper()
+	rx, tenG, cpus, nicRun := r.rx, r.tenG, r.cpus, r.nicRun
 	t.Run("allowance", func(t *testing.T) {
 		v := judgeRoom(nicRun(irq.LossRate{Name: "ethtool:bw_in_allowance_exceeded", Class: irq.LossAllowance, PerS: 3}), tenG)
 		wantBound(t, v, BoundOutside)
