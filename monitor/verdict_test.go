@@ -1156,6 +1156,32 @@ func checkVerdict(t testing.TB, v Verdict) {
 // TestJudgeRobust: Judge never panics and its numbers stay finite on
 // whatever a sampler or a record gives it.
 func TestJudgeRobust(t *testing.T) {
+	cases := append(append(robustSampleCases(), robustLimitCases()...), robustRunCases()...)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			v := judgeRoom(c.samples, c.limits)
+			checkVerdict(t, v)
+			if c.want != "" && v.Bound != c.want {
+				t.Errorf("bound %s, want %s: %s", v.Bound, c.want, v.Summary)
+			}
+		})
+	}
+}
+
+// robustCase: samples and limits Judge must take without a panic or a
+// number that is not finite.
+type robustCase struct {
+	name    string
+	samples []irq.Sample
+	limits  []Limits
+	// want, when set, is the bound the good samples hold to: one bad
+	// sample does not change the run's verdict.
+	want Bound
+}
+
+// robustSampleCases: odd samples, one among good ones or a run of them, and
+// NICs and limits that do not match.
+func robustSampleCases() []robustCase {
 	nan, inf := math.NaN(), math.Inf(1)
 	good := runOf{cpus: pairCPUs(), nics: pairNICs(1)}.samples(8)
 	with := func(f func(*irq.Sample)) []irq.Sample {
@@ -1167,33 +1193,7 @@ func TestJudgeRobust(t *testing.T) {
 		f(s)
 		return out
 	}
-	badLinks := func(f func(*budget.LinkParams)) []Limits {
-		ls := pairLimits()
-		for i := range ls {
-			ls[i].Links = append([]budget.LinkParams(nil), ls[i].Links...)
-			f(&ls[i].Links[0])
-		}
-		return ls
-	}
-	badLimits := func(f func(*Limits)) []Limits {
-		ls := pairLimits()
-		for i := range ls {
-			f(&ls[i])
-		}
-		return ls
-	}
-	var manyThreads []irq.ThreadRate
-	for i := range 5000 {
-		manyThreads = append(manyThreads, irq.ThreadRate{PID: 1, TID: 1 + i, Comm: "worker", UserPct: float64(i%100) / 10, SystemPct: 0.1, CPU: i % 4})
-	}
-	cases := []struct {
-		name    string
-		samples []irq.Sample
-		limits  []Limits
-		// want, when set, is the bound the good samples hold to: one bad
-		// sample does not change the run's verdict.
-		want Bound
-	}{
+	return []robustCase{
 		{"NaN rates", with(func(s *irq.Sample) { s.NICs[0].RXBytesPerS, s.NICs[1].TXPacketsPerS = nan, nan }), pairLimits(), BoundPCIe},
 		{"+Inf rates", with(func(s *irq.Sample) { s.NICs[0].RXBytesPerS, s.NICs[0].RXPacketsPerS = inf, inf }), pairLimits(), ""},
 		{"-Inf rates", with(func(s *irq.Sample) { s.NICs[0].TXBytesPerS = -inf }), pairLimits(), BoundPCIe},
@@ -1238,6 +1238,28 @@ func TestJudgeRobust(t *testing.T) {
 			irq.LossRate{Name: "sysfs:rx_missed_errors", Class: irq.LossNIC, PerS: 500})}}.samples(4), nil, BoundNICDrops},
 		{"NICs absent from limits", runOf{cpus: pairCPUs(), nics: append(pairNICs(1), nicAt("wlan0", 900, 1000, 20, 60))}.samples(5), pairLimits(), BoundPCIe},
 		{"limits absent from samples", runOf{cpus: pairCPUs(), nics: pairNICs(1)[:1]}.samples(5), append(pairLimits(), pcieLimits("eth9", "0000:09:00.0", "0000:00:09.0", 8, 4, 1)), ""},
+	}
+}
+
+// robustLimitCases: good samples against odd limits or live PCIe state.
+func robustLimitCases() []robustCase {
+	nan, inf := math.NaN(), math.Inf(1)
+	badLinks := func(f func(*budget.LinkParams)) []Limits {
+		ls := pairLimits()
+		for i := range ls {
+			ls[i].Links = append([]budget.LinkParams(nil), ls[i].Links...)
+			f(&ls[i].Links[0])
+		}
+		return ls
+	}
+	badLimits := func(f func(*Limits)) []Limits {
+		ls := pairLimits()
+		for i := range ls {
+			f(&ls[i])
+		}
+		return ls
+	}
+	return []robustCase{
 		{"GT/s 3.7", runOf{cpus: pairCPUs(), nics: pairNICs(1)}.samples(5), badLinks(func(l *budget.LinkParams) { l.GTs = 3.7 }), ""},
 		{"width 0", runOf{cpus: pairCPUs(), nics: pairNICs(1)}.samples(5), badLinks(func(l *budget.LinkParams) { l.Width = 0 }), ""},
 		{"width negative, GT/s NaN", runOf{cpus: pairCPUs(), nics: pairNICs(1)}.samples(5), badLinks(func(l *budget.LinkParams) { l.Width, l.GTs = -4, nan }), ""},
@@ -1260,6 +1282,17 @@ func TestJudgeRobust(t *testing.T) {
 		{"card moves Inf", runOf{cpus: pairCPUs(), nics: pairNICs(1)}.samples(5), []Limits{{NIC: "enp1s0f0", RealDevice: "x", MovesMbps: inf}}, ""},
 		{"live PCIe state odd", runOf{cpus: pairCPUs(), nics: pairNICs(1), pcie: []irq.PCIeState{{Address: rootPort, GTs: 3.7, Width: 1},
 			{Address: "0000:01:00.0", GTs: nan, Width: -1}, {Address: "0000:01:00.1", GTs: inf, Width: 1 << 30}, {Address: "", Error: "gone"}}}.samples(5), pairLimits(), ""},
+	}
+}
+
+// robustRunCases: odd threads, duplicates and names.
+func robustRunCases() []robustCase {
+	nan, inf := math.NaN(), math.Inf(1)
+	var manyThreads []irq.ThreadRate
+	for i := range 5000 {
+		manyThreads = append(manyThreads, irq.ThreadRate{PID: 1, TID: 1 + i, Comm: "worker", UserPct: float64(i%100) / 10, SystemPct: 0.1, CPU: i % 4})
+	}
+	return []robustCase{
 		{"thousands of threads", runOf{cpus: pairCPUs(), nics: pairNICs(1), threads: manyThreads}.samples(5), pairLimits(), BoundPCIe},
 		{"threads with odd numbers", runOf{cpus: pairCPUs(), nics: pairNICs(1), threads: []irq.ThreadRate{
 			{TID: 1, UserPct: nan, CPU: 0}, {TID: 2, SystemPct: inf, CPU: 1}, {TID: 3, UserPct: -1e300, CPU: -5}, {TID: 4, UserPct: 1e308, SystemPct: 1e308, CPU: 2}}}.samples(5), pairLimits(), ""},
@@ -1267,15 +1300,6 @@ func TestJudgeRobust(t *testing.T) {
 		{"duplicate NICs in a sample", runOf{cpus: pairCPUs(), nics: append(pairNICs(1), pairNICs(1)...)}.samples(5), pairLimits(), ""},
 		{"duplicate CPUs in a sample", runOf{cpus: append(pairCPUs(), pairCPUs()...), nics: pairNICs(1)}.samples(5), pairLimits(), ""},
 		{"unnamed NIC", runOf{nics: []irq.NICRate{nicAt("", 80_000, fullBytes, 0, 0)}}.samples(5), []Limits{{NIC: "", PortMbps: 1000}}, ""},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			v := judgeRoom(c.samples, c.limits)
-			checkVerdict(t, v)
-			if c.want != "" && v.Bound != c.want {
-				t.Errorf("bound %s, want %s: %s", v.Bound, c.want, v.Summary)
-			}
-		})
 	}
 }
 
