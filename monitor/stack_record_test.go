@@ -18,6 +18,9 @@ import (
 func judgeLines(t testing.TB, in []byte, rec *Record) Verdict {
 	t.Helper()
 	w := NewWindow(rec.Limits)
+	if len(rec.Run.Command) > 0 {
+		w.commandRun()
+	}
 	sc := bufio.NewScanner(bytes.NewReader(in))
 	sc.Buffer(nil, MaxLineBytes+1)
 	n := 0
