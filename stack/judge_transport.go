@@ -102,6 +102,10 @@ func windowMbps(w float64, rttMs float64) float64 {
 	return w * 8 / (rttMs / 1000) / 1e6
 }
 
+// inFlight is the bytes a flow at mbps keeps in flight over an RTT of
+// rttMs (the rate × RTT; the inverse of windowMbps).
+func inFlight(mbps, rttMs float64) float64 { return mbps * 1e6 / 8 * rttMs / 1000 }
+
 // judgeSender judges a flow that mostly sent, from the kernel's limit
 // timers and its retransmits.
 func judgeSender(f *FlowSummary, all []FlowSummary, ns map[uint64]NamespaceSummary) *Judgement {
@@ -114,7 +118,7 @@ func judgeSender(f *FlowSummary, all []FlowSummary, ns map[uint64]NamespaceSumma
 		return senderWindow(f, j, ev, all, ns)
 	case busy && f.SndbufLimitedShare >= limitedMin:
 		j.Kind, j.Bound, j.Share = "send_buffer", true, f.SndbufLimitedShare
-		need := f.SendMbps * 1e6 / 8 * f.RTTMs / 1000
+		need := inFlight(f.SendMbps, f.RTTMs)
 		j.Summary = fmt.Sprintf("the flow %s waited on its own send buffer %s of the time it had data to send: its %s buffer holds about %s of the %s the rate × RTT keeps in flight",
 			j.Subject, shareText(f.SndbufLimitedShare), bytesText(float64(f.SndbufMax)), bytesText(float64(f.SndbufMax)/2), bytesText(need))
 		wmem := int64(0)
@@ -147,8 +151,7 @@ func judgeSender(f *FlowSummary, all []FlowSummary, ns map[uint64]NamespaceSumma
 // (Little's law), at least windowFullMin of the largest window the peer
 // gave.
 func peerWindowFull(f *FlowSummary) bool {
-	inFlight := f.SendMbps * 1e6 / 8 * f.RTTMs / 1000
-	return f.RwndLimitedShare >= stallSomeMin && f.SndWndMax > 0 && inFlight >= windowFullMin*float64(f.SndWndMax)
+	return f.RwndLimitedShare >= stallSomeMin && f.SndWndMax > 0 && inFlight(f.SendMbps, f.RTTMs) >= windowFullMin*float64(f.SndWndMax)
 }
 
 // senderWindow judges a sender stalled by its peer's receive window: the
@@ -174,7 +177,7 @@ func senderWindow(f *FlowSummary, j *Judgement, ev []string, all []FlowSummary, 
 			b := ns[r.Netns].Buffers
 			j.Summary = fmt.Sprintf("the flow %s waited on the receive window %s of the time it had data to send: the receiving socket %s is on this host (network namespace %d); %s",
 				flowName(f), shareText(f.RwndLimitedShare), r.Local, r.Netns, bufferCap(r, b))
-			if need := f.SendMbps * 1e6 / 8 * f.RTTMs / 1000; need > 0 {
+			if need := inFlight(f.SendMbps, f.RTTMs); need > 0 {
 				j.Summary += fmt.Sprintf("; at %s over a %s round trip the flow kept %s in flight, all the window gave it: each doubling of the window doubles the rate while the path has room",
 					mbpsText(f.SendMbps), msText(f.RTTMs), bytesText(need))
 			}
@@ -221,7 +224,7 @@ func judgeReceiver(f *FlowSummary, ns map[uint64]NamespaceSummary) *Judgement {
 	if win <= 0 {
 		win = float64(f.RcvbufMax) / 2 // about what the kernel advertises of its buffer
 	}
-	need := f.RecvMbps * 1e6 / 8 * rtt / 1000
+	need := inFlight(f.RecvMbps, rtt)
 	if win <= 0 || rtt <= 0 || need < windowFullMin*win {
 		return nil
 	}
