@@ -293,12 +293,8 @@ func powersaveText(name string, queueCPUs int, sev finding.Severity, slow, pinne
 	} else {
 		summary = fmt.Sprintf("%d of the %d CPUs that take %s's queue interrupts have an energy-performance preference that favours power: the clock ramps up late under a packet burst, which costs latency more than sustained throughput",
 			len(slow), queueCPUs, name)
-		names := joinInts(slow)
-		if len(slow) > 1 {
-			names = "{" + names + "}"
-		}
 		fix = fmt.Sprintf("echo balance_performance | tee /sys/devices/system/cpu/cpu%s/cpufreq/energy_performance_preference (performance for the lowest latency), or tuned-adm profile network-latency.",
-			names)
+			cpuGlob(slow))
 	}
 	return summary, fix
 }

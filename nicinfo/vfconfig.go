@@ -145,16 +145,6 @@ func NetlinkFacts(ctx context.Context, opts ...Option) (map[string]NetlinkAnswer
 	return out, nil
 }
 
-// readVFFile reads the VFs of a snapshot's netlink/IFACE.json; an absent
-// file is no VFs.
-func readVFFile(root fsroot.Root, iface string) ([]VFConfig, error) {
-	a, err := readNetlinkFile(root, iface)
-	if a == nil {
-		return nil, err
-	}
-	return a.VFs, err
-}
-
 // readNetlinkFile reads a snapshot's netlink/IFACE.json; an absent file is
 // empty answers.
 func readNetlinkFile(root fsroot.Root, iface string) (*NetlinkAnswers, error) {

@@ -2,7 +2,6 @@ package pcie
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/nicdiag/nicdiag/internal/fsroot"
 )
@@ -16,12 +15,9 @@ func readConfigFile(r fsroot.Root, p string) (c *Config, note string) {
 		return nil, "config: " + readReason(err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	switch {
-	case err != nil:
+	fi, err := f.Stat() // a regular file: Open refuses anything else
+	if err != nil {
 		return nil, "config: " + readReason(err)
-	case !fi.Mode().IsRegular():
-		return nil, "config: " + readReason(fmt.Errorf("%s is not a regular file", p))
 	}
 	c, err = ReadConfig(f, int(min(fi.Size(), maxConfig)))
 	switch {
