@@ -43,13 +43,14 @@ func (s *Sampler) readQdiscs(n *nsState, ifs map[int]bool, x *Sample) {
 			continue
 		}
 		var cakes bool
+		first := len(x.Qdiscs) // this interface's qdiscs follow
 		for _, q := range qs {
 			e := qdiscOf(q)
 			cakes = cakes || e.Kind == "cake"
 			s.addQdisc(n, idx, name, e, q.Attrs().Statistics, x)
 		}
 		if cakes {
-			l.cakeRates(idx, x.Qdiscs, n, x)
+			l.cakeRates(idx, x.Qdiscs[first:], n, x)
 		}
 		cs, err := l.nlh.ClassList(link, 0)
 		if err != nil {
@@ -157,7 +158,7 @@ func (l *liveNS) cakeRates(idx int, qs []Qdisc, n *nsState, x *Sample) {
 		}
 		h := handleName(binary.NativeEndian.Uint32(m[8:]), false)
 		for i := range qs {
-			if qs[i].Kind == "cake" && qs[i].Handle == h && qs[i].Iface == l.links[idx] {
+			if qs[i].Kind == "cake" && qs[i].Handle == h {
 				qs[i].Rate = rate
 			}
 		}
