@@ -100,12 +100,6 @@ func (s *Sampler) readPCIe(r *reading) {
 	}
 }
 
-// read reads the current link speed and width of the function and the
-// totals of its AER statistics files. Files that are absent leave their
-// values unset (a conventional PCI function has no link files; one without
-// the AER capability no AER files); a function that is gone, or files that
-// cannot be read or parsed, are named in err. The files are read into
-// *buf, reused.
 // parseSpeed parses current_link_speed's text b into f.gts (0 when
 // Unknown: no link) or f.speedErr, when it changed since the last read.
 func (f *pciFunc) parseSpeed(b []byte) {
@@ -134,6 +128,12 @@ func (f *pciFunc) parseWidth(b []byte) {
 	f.lanes = v
 }
 
+// read reads the current link speed and width of the function and the
+// totals of its AER statistics files. Files that are absent leave their
+// values unset (a conventional PCI function has no link files; one without
+// the AER capability no AER files); a function that is gone, or files that
+// cannot be read or parsed, are named in err. The files are read into
+// *buf, reused.
 func (f *pciFunc) read(root fsroot.Root, buf *[]byte) pciRead {
 	if f.badErr != "" {
 		return pciRead{addr: f.addr, err: f.badErr}
