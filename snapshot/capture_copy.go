@@ -31,7 +31,6 @@ type copier struct {
 	fatal    error // a write error in dst, or a cap of lim reached
 	entries  int   // files, symlinks and directories written
 	bytes    int64 // file bytes written
-	blocks   int64 // entryBlock for each entry, charged to MaxBytes as Open does
 	dirs     *pathSet
 	listed   int // directory names listed
 }
@@ -103,12 +102,11 @@ func (c *copier) count(p string) bool {
 			c.fatal = c.limit("MaxEntries", int64(c.lim.MaxEntries), "files, directories and symlinks", p)
 			return c.fatal
 		}
-		if c.bytes+c.blocks+entryBlock > c.lim.MaxBytes {
+		if c.bytes+c.blocks()+entryBlock > c.lim.MaxBytes {
 			c.fatal = c.limit("MaxBytes", c.lim.MaxBytes, fmt.Sprintf("the files' bytes and their entries' blocks (%d bytes each)", entryBlock), p)
 			return c.fatal
 		}
 		c.entries++
-		c.blocks += entryBlock
 		return nil
 	}
 	rel := strings.TrimPrefix(p, "/")
@@ -160,7 +158,7 @@ func (c *copier) write(p string, b []byte) {
 	if !c.count(p) {
 		return
 	}
-	if int64(len(b)) > c.lim.MaxBytes-c.bytes-c.blocks {
+	if int64(len(b)) > c.lim.MaxBytes-c.bytes-c.blocks() {
 		c.fatal = c.limit("MaxBytes", c.lim.MaxBytes, "the files' bytes and their entries' blocks", p)
 		return
 	}
@@ -289,3 +287,6 @@ func (c *copier) copyTree(dir string, depth int) {
 		}
 	}
 }
+
+// blocks is the entryBlock each entry counted so far charges to MaxBytes.
+func (c *copier) blocks() int64 { return int64(c.entries) * entryBlock }

@@ -92,7 +92,6 @@ type unpacker struct {
 	links   *pathSet // the symlinks made so far
 	dirs    *pathSet // the directories made so far, explicit or implied
 	entries int
-	blocks  int64  // entryBlock for each entry counted, charged to MaxBytes
 	stream  *meter // the decompressed tar stream
 	cur     string // the entry being unpacked
 }
@@ -116,7 +115,7 @@ func (m *meter) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	max := m.u.lim.MaxBytes
-	left := max - m.n - m.u.blocks
+	left := max - m.n - m.u.blocks()
 	if left <= 0 {
 		// One byte more tells a stream of exactly max bytes from a longer one.
 		var one [1]byte
@@ -182,11 +181,10 @@ func (u *unpacker) count() error {
 	if u.entries >= u.lim.MaxEntries {
 		return u.limit("MaxEntries", int64(u.lim.MaxEntries), "files, directories and symlinks", u.stream.n)
 	}
-	if u.stream.n+u.blocks+entryBlock > u.lim.MaxBytes {
+	if u.stream.n+u.blocks()+entryBlock > u.lim.MaxBytes {
 		return u.limit("MaxBytes", u.lim.MaxBytes, fmt.Sprintf("the decompressed archive and its entries' blocks (%d bytes each)", entryBlock), u.stream.n)
 	}
 	u.entries++
-	u.blocks += entryBlock
 	return nil
 }
 
@@ -282,7 +280,7 @@ func (u *unpacker) mkdir(p string) error {
 // counts it): at most MaxFileBytes, and no further than MaxBytes of the
 // stream, counting what arrives whatever the header said.
 func (u *unpacker) file(tr io.Reader, h *tar.Header, dst string) error {
-	fileMax, left := u.lim.MaxFileBytes, u.lim.MaxBytes-u.stream.n-u.blocks
+	fileMax, left := u.lim.MaxFileBytes, u.lim.MaxBytes-u.stream.n-u.blocks()
 	if h.Size > fileMax {
 		return u.limit("MaxFileBytes", fileMax, fmt.Sprintf("a file of %d bytes", h.Size), u.stream.n)
 	}
@@ -382,3 +380,6 @@ func checkLink(name, target string) error {
 	}
 	return nil
 }
+
+// blocks is the entryBlock each entry counted so far charges to MaxBytes.
+func (u *unpacker) blocks() int64 { return int64(u.entries) * entryBlock }
