@@ -52,31 +52,10 @@ var throttleCheck = Checker{
 	},
 }
 
-// pauseTotals sums the NIC's pause frame counters since boot: received
-// (the peer asked this host to stop) and sent (this host asked the peer),
-// with the counter names; ok is false when the driver counts none.
-func pauseTotals(t *irq.LossTotals) (rx, tx uint64, names []string, ok bool) {
-	if t == nil {
-		return 0, 0, nil, false
-	}
-	for _, l := range t.Losses {
-		switch l.Class {
-		case irq.LossPauseRX:
-			rx += l.Value
-		case irq.LossPauseTX:
-			tx += l.Value
-		default:
-			continue
-		}
-		names = append(names, l.Name)
-	}
-	return rx, tx, names, len(names) > 0
-}
-
 // pauseFrames judges one NIC's pause frames since boot.
 func pauseFrames(n *NIC) (finding.Finding, bool) {
 	t := n.LossTotals
-	rx, tx, names, ok := pauseTotals(t)
+	rx, tx, names, ok := t.Pause()
 	if !ok || rx < pauseMin && tx < pauseMin {
 		return finding.Finding{}, false
 	}

@@ -75,22 +75,15 @@ func addNICFacts(add func(*family, float64, ...string), n *nicdiag.NIC) {
 	}
 	addLinkHealth(add, n)
 	if t := n.LossTotals; t != nil {
-		var rx, tx float64
-		var pause bool
 		for _, l := range t.Losses {
-			switch l.Class {
-			case irq.LossPauseRX:
-				rx, pause = rx+float64(l.Value), true
-			case irq.LossPauseTX:
-				tx, pause = tx+float64(l.Value), true
-			case irq.LossAllowance:
+			if l.Class == irq.LossAllowance {
 				name := strings.TrimSuffix(strings.TrimPrefix(l.Name, "ethtool:"), "_allowance_exceeded")
 				add(famAllowance, float64(l.Value), id, name)
 			}
 		}
-		if pause {
-			add(famPause, rx, id, "received")
-			add(famPause, tx, id, "sent")
+		if rx, tx, _, pause := t.Pause(); pause {
+			add(famPause, float64(rx), id, "received")
+			add(famPause, float64(tx), id, "sent")
 		}
 	}
 }

@@ -92,3 +92,24 @@ func ReadLossTotals(iface string, driverStats map[string]uint64, opts ...Option)
 	}
 	return out, nil
 }
+
+// Pause sums the pause frame counters: received (the peer asked this host
+// to stop) and sent (this host asked the peer), with the counters' names;
+// ok is false when the driver counts none (or t is nil).
+func (t *LossTotals) Pause() (rx, tx uint64, names []string, ok bool) {
+	if t == nil {
+		return 0, 0, nil, false
+	}
+	for _, l := range t.Losses {
+		switch l.Class {
+		case LossPauseRX:
+			rx += l.Value
+		case LossPauseTX:
+			tx += l.Value
+		default:
+			continue
+		}
+		names = append(names, l.Name)
+	}
+	return rx, tx, names, len(names) > 0
+}

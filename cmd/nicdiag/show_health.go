@@ -20,20 +20,13 @@ func healthSection(n *nicdiag.NIC) showSection {
 	if t == nil {
 		return s
 	}
-	var rx, tx uint64
-	var pause bool
 	var allow []string
 	for _, l := range t.Losses {
-		switch l.Class {
-		case irq.LossPauseRX:
-			rx, pause = rx+l.Value, true
-		case irq.LossPauseTX:
-			tx, pause = tx+l.Value, true
-		case irq.LossAllowance:
+		if l.Class == irq.LossAllowance {
 			allow = append(allow, text.Clip(strings.TrimPrefix(l.Name, "ethtool:"))+" "+strconv.FormatUint(l.Value, 10))
 		}
 	}
-	if pause {
+	if rx, tx, _, pause := t.Pause(); pause {
 		s.add("Pause frames", fmt.Sprintf("received %d (the partner stopped this host), sent %d (this host stopped the partner); frames sent %d, received %d", rx, tx, t.TXPackets, t.RXPackets))
 	}
 	s.add("Allowances", strings.Join(allow, ", "))
