@@ -232,7 +232,7 @@ func (j *judgement) scanned() bool {
 	}
 	for _, l := range j.stack.Layers {
 		if l.Layer == stack.LayerOtherWork {
-			return l.State != stack.StateUnknown || !strings.Contains(l.Note, "not scanned")
+			return l.State != stack.StateUnknown || l.Note != stack.NoteNotScanned
 		}
 	}
 	return false
@@ -241,16 +241,10 @@ func (j *judgement) scanned() bool {
 // cpuLoads is each CPU's load over the span, with the other work on it.
 func (j *judgement) cpuLoads() []CPULoad {
 	var out []CPULoad
-	scanned := j.scanned()
 	for _, u := range j.cpu.sorted {
 		c := loadOf(u)
-		if s := j.stackCPU(u.cpu); s != nil || scanned {
-			o := 0.0
-			if s != nil {
-				o = math.Min(s.OtherPct, u.user+u.system)
-				c.Other = s.Top
-			}
-			c.OtherPct = &o
+		if f := j.foreign(u); f.scanned {
+			c.OtherPct, c.Other = &f.other, f.top
 		}
 		out = append(out, c)
 	}

@@ -72,6 +72,10 @@ func judgeConntrack(nss []NamespaceSummary) ([]Judgement, LayerStatus) {
 	return out, st
 }
 
+// NoteNotScanned is the other-work layer's note where no process scan
+// covered the run: the CPUs' other work is unknown.
+const NoteNotScanned = "the process table was not scanned"
+
 // judgeOtherWork judges the CPUs the run used that other processes kept
 // busy: where the run's threads waited for the CPU while other work took
 // it, or where other work took most of a CPU the run worked on. scanned
@@ -79,7 +83,7 @@ func judgeConntrack(nss []NamespaceSummary) ([]Judgement, LayerStatus) {
 func judgeOtherWork(cpus []CPUSummary, runPID int, scanned bool) ([]Judgement, LayerStatus) {
 	switch {
 	case !scanned:
-		return nil, LayerStatus{Layer: LayerOtherWork, State: StateUnknown, Note: "the process table was not scanned"}
+		return nil, LayerStatus{Layer: LayerOtherWork, State: StateUnknown, Note: NoteNotScanned}
 	case runPID == 0:
 		return nil, LayerStatus{Layer: LayerOtherWork, State: StateUnknown,
 			Note: "no process tree was watched: the run's processes cannot be told from other work; judge the CPUs by their busy time"}
