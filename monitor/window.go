@@ -76,8 +76,16 @@ func (w *Window) Samples() int { return w.samples }
 // stays on one queue, however many there are.
 func (w *Window) Summary() irq.Summary {
 	s := w.sum.Summary()
-	if w.span.first != nil {
-		oneFlowHotCores(s.Findings, w.judgement().queues)
+	if w.span.first == nil {
+		return s
+	}
+	// The queue layer's sums are all it needs: no judgement, no stack
+	// summary, no means.
+	interior, _ := w.span.sums()
+	for _, l := range interior {
+		if q, ok := l.(*queueLayer); ok {
+			oneFlowHotCores(s.Findings, q)
+		}
 	}
 	return s
 }
