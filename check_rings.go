@@ -286,6 +286,12 @@ func (h *Host) ringDrops(n *NIC, d nicDrops, rx, rxMax int, haveRing bool, ev ma
 // fasterConsumer is the fix for drops with the ring at its maximum: drain
 // it faster.
 func fasterConsumer(n *NIC) string {
+	return "make the receive side drain the ring faster: " + drainWays(n) + "."
+}
+
+// drainWays lists the ways to drain a NIC's receive rings faster: more
+// queues, their IRQs spread, shorter interrupt moderation.
+func drainWays(n *NIC) string {
 	var ways []string
 	if c := n.NIC.Queues.Channels; c != nil {
 		switch {
@@ -300,7 +306,7 @@ func fasterConsumer(n *NIC) string {
 	}
 	ways = append(ways, "their IRQs spread over cores that have time (irqbalance, or /proc/irq/N/smp_affinity_list; RPS for a single-queue NIC)",
 		fmt.Sprintf("shorter interrupt moderation so the ring is drained sooner (`ethtool -C %s rx-usecs 8`, or adaptive-rx on)", n.Name))
-	return "make the receive side drain the ring faster: " + strings.Join(ways, ", ") + "."
+	return strings.Join(ways, ", ")
 }
 
 // pct renders a share as a percentage (unit.Share): "0.16 %", "37 %".

@@ -97,7 +97,7 @@ func pauseFrames(n *NIC) (finding.Finding, bool) {
 		if txShare >= pauseShare {
 			sev = finding.Warn
 		}
-		fixes = append(fixes, fmt.Sprintf("drain the receive side faster: %s", strings.TrimPrefix(fasterReceive(n), "make the receive side drain the ring faster: ")))
+		fixes = append(fixes, "drain the receive side faster: "+fasterReceive(n))
 	}
 	return finding.Finding{
 		Code:     finding.NICPauseFrames,
@@ -110,13 +110,13 @@ func pauseFrames(n *NIC) (finding.Finding, bool) {
 	}, true
 }
 
-// fasterReceive is the fix for a receive side that falls behind: a bigger
-// RX ring when below its maximum, then faster consumers.
+// fasterReceive lists the ways to drain a receive side that falls
+// behind: a bigger RX ring when below its maximum, then drainWays.
 func fasterReceive(n *NIC) string {
 	if rx, rxMax, ok := ringState(n.Rings); ok && rx < rxMax {
-		return fmt.Sprintf("raise the RX ring to its maximum (`ethtool -G %s rx %d`), then %s", n.Name, rxMax, strings.TrimSuffix(fasterConsumer(n), "."))
+		return fmt.Sprintf("raise the RX ring to its maximum (`ethtool -G %s rx %d`), then %s", n.Name, rxMax, drainWays(n))
 	}
-	return strings.TrimSuffix(fasterConsumer(n), ".")
+	return drainWays(n)
 }
 
 func onOffWord(b bool) string {
