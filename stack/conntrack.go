@@ -86,11 +86,7 @@ func parseConntrackStat(b []byte) (ctStats, error) {
 func (cur *ctStats) delta(prev *ctStats, c *Conntrack) {
 	var d ctStats
 	for i := range d {
-		if cur[i] >= prev[i] {
-			d[i] = cur[i] - prev[i]
-		} else {
-			d[i] = cur[i]
-		}
+		d[i] = sub64(cur[i], prev[i])
 	}
 	c.Found, c.Invalid, c.Insert = d[ctFound], d[ctInvalid], d[ctInsert]
 	c.InsertFailed, c.Drop, c.EarlyDrop = d[ctInsertFailed], d[ctDrop], d[ctEarlyDrop]

@@ -67,16 +67,15 @@ type tcpInfo struct {
 
 // Sizes of struct tcp_info at which fields appear.
 const (
-	tcpInfoMin     = 104 // up to tcpi_total_retrans (Linux 2.6)
-	tcpInfoBytes   = 136 // tcpi_bytes_acked, tcpi_bytes_received
-	tcpInfoSegs    = 144
-	tcpInfoMinRTT  = 152
-	tcpInfoRate    = 168 // tcpi_delivery_rate
-	tcpInfoTimers  = 192 // tcpi_busy_time, tcpi_rwnd_limited, tcpi_sndbuf_limited
-	tcpInfoSent    = 216 // tcpi_bytes_sent, tcpi_bytes_retrans
-	tcpInfoSndWnd  = 232 // tcpi_snd_wnd
-	tcpInfoRcvWnd  = 236 // tcpi_rcv_wnd
-	maxDiagMessage = 1 << 16
+	tcpInfoMin    = 104 // up to tcpi_total_retrans (Linux 2.6)
+	tcpInfoBytes  = 136 // tcpi_bytes_acked, tcpi_bytes_received
+	tcpInfoSegs   = 144
+	tcpInfoMinRTT = 152
+	tcpInfoRate   = 168 // tcpi_delivery_rate
+	tcpInfoTimers = 192 // tcpi_busy_time, tcpi_rwnd_limited, tcpi_sndbuf_limited
+	tcpInfoSent   = 216 // tcpi_bytes_sent, tcpi_bytes_retrans
+	tcpInfoSndWnd = 232 // tcpi_snd_wnd
+	tcpInfoRcvWnd = 236 // tcpi_rcv_wnd
 )
 
 // parseDiagMsg parses one sock_diag answer, b (the payload after the

@@ -212,11 +212,3 @@ func (f *Flow) count(cur, prev *flowPrev) {
 	f.SndbufLimitedUS = sub64(cur.sndbuf, prev.sndbuf)
 	f.Drops = uint64(cur.drops - prev.drops)
 }
-
-// sub64 is a-b, or a when the count went back.
-func sub64(a, b uint64) uint64 {
-	if a >= b {
-		return a - b
-	}
-	return a
-}

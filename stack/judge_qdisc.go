@@ -52,8 +52,6 @@ func (q *QdiscSummary) Limit() uint64 {
 	return q.Rate
 }
 
-func ceilingRate(q *QdiscSummary) uint64 { return q.Limit() }
-
 // Name names a qdisc in a sentence: "tbf 1: on veth0", "htb class 1:10
 // on eth0".
 func (q *QdiscSummary) Name() string {
@@ -63,19 +61,17 @@ func (q *QdiscSummary) Name() string {
 	return fmt.Sprintf("%s %s on %s", q.Kind, q.Handle, q.Iface)
 }
 
-func qdiscName(q *QdiscSummary) string { return q.Name() }
-
 // judgeQdisc judges one qdisc or class.
 func judgeQdisc(q *QdiscSummary) []Judgement {
 	var out []Judgement
-	rate := ceilingRate(q)
+	rate := q.Limit()
 	if rate > 0 && q.Seconds > 0 {
 		ceil := float64(rate) * 8 / 1e6
 		share := q.Mbps / ceil
 		held := q.Packets > 0 && float64(q.Overlimits)/float64(q.Packets) >= overlimitMin
-		j := Judgement{Layer: LayerQdisc, Kind: "shaper", Subject: qdiscName(q), AchievedMbps: q.Mbps, CeilingMbps: ceil,
+		j := Judgement{Layer: LayerQdisc, Kind: "shaper", Subject: q.Name(), AchievedMbps: q.Mbps, CeilingMbps: ceil,
 			Share: share, Bound: share >= shaperFullMin || (held && share >= shaperHeldMin)}
-		j.Summary = fmt.Sprintf("the %s shapes to %s: the run's traffic through it moved %s, %s of that rate", qdiscName(q), mbpsText(ceil), mbpsText(q.Mbps), shareText(share))
+		j.Summary = fmt.Sprintf("the %s shapes to %s: the run's traffic through it moved %s, %s of that rate", q.Name(), mbpsText(ceil), mbpsText(q.Mbps), shareText(share))
 		if held {
 			j.Summary += fmt.Sprintf(", and %s packets waited for its tokens", countText(q.Overlimits))
 		}
@@ -85,9 +81,9 @@ func judgeQdisc(q *QdiscSummary) []Judgement {
 	}
 	if q.Drops > 0 && q.Seconds > 0 {
 		share := float64(q.Drops) / float64(q.Packets+q.Drops)
-		out = append(out, Judgement{Layer: LayerQdisc, Kind: "qdisc_drops", Subject: qdiscName(q), Share: share,
+		out = append(out, Judgement{Layer: LayerQdisc, Kind: "qdisc_drops", Subject: q.Name(), Share: share,
 			Bound:    share >= qdiscDropMin && float64(q.Drops)/q.Seconds >= dropRateMin,
-			Summary:  fmt.Sprintf("the %s dropped %s of the packets it was given (%s): its queue was full", qdiscName(q), shareText(share), countText(q.Drops)),
+			Summary:  fmt.Sprintf("the %s dropped %s of the packets it was given (%s): its queue was full", q.Name(), shareText(share), countText(q.Drops)),
 			Fix:      dropFix(q),
 			Evidence: []string{fmt.Sprintf("drops %d, sent %d packets, backlog up to %s", q.Drops, q.Packets, bytesText(float64(q.BacklogMax)))}})
 	}
@@ -97,7 +93,7 @@ func judgeQdisc(q *QdiscSummary) []Judgement {
 // shaperFix is the command that lifts a shaper's rate (to twice the
 // rate it set), or removes it.
 func shaperFix(q *QdiscSummary) string {
-	rate := ceilingRate(q)
+	rate := q.Limit()
 	to := tcRate(float64(rate) * 2 * 8)
 	where := fmt.Sprintf("dev %s %s", q.Iface, parentArg(q))
 	switch {

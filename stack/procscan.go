@@ -350,6 +350,3 @@ func decimal(name []byte) (int, bool) {
 	}
 	return v, n > 0 && v > 0
 }
-
-// procsParse parses a stat line (procs.ParseStat).
-func procsParse(id int, b []byte) (procs.Stat, bool) { return procs.ParseStat(id, b) }

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/nicdiag/nicdiag/internal/fsroot"
+	"github.com/nicdiag/nicdiag/internal/procs"
 	"github.com/nicdiag/nicdiag/internal/text"
 )
 
@@ -65,7 +66,7 @@ func (r *runReader) readThread(pid, tid int) {
 	if r.buf, err = r.root.ReadInto(taskFile(pid, tid, "stat"), r.buf, maxStatFile); err != nil {
 		return
 	}
-	st, ok := procsParse(tid, r.buf)
+	st, ok := procs.ParseStat(tid, r.buf)
 	if !ok || st.CPU < 0 || st.CPU > maxCPUID {
 		return
 	}

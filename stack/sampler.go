@@ -1,6 +1,7 @@
 package stack
 
 import (
+	"cmp"
 	"context"
 	"io/fs"
 	"slices"
@@ -314,27 +315,17 @@ func (s *Sampler) finish(x *Sample) {
 		case ta < tb:
 			return 1
 		}
-		return cmpU64(a.Cookie, b.Cookie)
+		return cmp.Compare(a.Cookie, b.Cookie)
 	})
 	if len(x.Flows) > MaxFlows {
 		x.FlowsOmitted = len(x.Flows) - MaxFlows
 		x.Flows = x.Flows[:MaxFlows]
 	}
-	slices.SortFunc(x.Namespaces, func(a, b Namespace) int { return cmpU64(a.ID, b.ID) })
+	slices.SortFunc(x.Namespaces, func(a, b Namespace) int { return cmp.Compare(a.ID, b.ID) })
 	slices.SortFunc(x.Interfaces, func(a, b Interface) int {
 		if a.Netns != b.Netns {
-			return cmpU64(a.Netns, b.Netns)
+			return cmp.Compare(a.Netns, b.Netns)
 		}
 		return a.Index - b.Index
 	})
-}
-
-func cmpU64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -166,11 +166,7 @@ func parseSNMP6(b []byte, c *counters) error {
 func (cur *counters) delta(prev *counters) SocketCounters {
 	var d counters
 	for i := range d {
-		if cur[i] >= prev[i] {
-			d[i] = cur[i] - prev[i]
-		} else {
-			d[i] = cur[i]
-		}
+		d[i] = sub64(cur[i], prev[i])
 	}
 	return SocketCounters{UDPInDatagrams: d[cUDPIn], UDPOutDatagrams: d[cUDPOut], UDPNoPorts: d[cUDPNoPorts],
 		UDPInErrors: d[cUDPInErrors], UDPRcvbufErrors: d[cUDPRcvbuf], UDPSndbufErrors: d[cUDPSndbuf], UDPMemErrors: d[cUDPMem],
@@ -178,4 +174,13 @@ func (cur *counters) delta(prev *counters) SocketCounters {
 		TCPRcvQDrop: d[cRcvQDrop], TCPBacklogDrop: d[cBacklogDrop], TCPZeroWindowDrop: d[cZeroWindowDrop],
 		TCPOFODrop: d[cOFODrop], PruneCalled: d[cPruneCalled], RcvPruned: d[cRcvPruned],
 		ListenOverflows: d[cListenOverflows], ListenDrops: d[cListenDrops], TCPMemoryPressures: d[cMemPressures]}
+}
+
+// sub64 is a-b, or a when the count went back (a namespace or socket
+// re-created).
+func sub64(a, b uint64) uint64 {
+	if a >= b {
+		return a - b
+	}
+	return a
 }
