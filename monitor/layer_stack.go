@@ -46,7 +46,7 @@ func (j *judgement) offerStack(v *Verdict) {
 		share := math.Min(bps/float64(limit), 1)
 		c := Ceiling{Layer: BoundQdisc, Subject: q.Name(), Direction: "tx", Share: share,
 			What: fmt.Sprintf("the %s shaping to %s", q.Name(), mbps(float64(limit)*8/1e6)),
-			held: q.Packets > 0 && float64(q.Overlimits) >= heldShare*float64(q.Packets)}
+			held: q.HeldBack()}
 		if onNIC {
 			c.NICs = []string{q.Iface}
 			c.AchievedMbps = frameBits(u.txBPS, u.txPPS) / 1e6
@@ -61,32 +61,14 @@ func (j *judgement) offerStack(v *Verdict) {
 	}
 }
 
-// heldShare and heldMin: a shaper that held back (overlimits) at least
-// heldShare of its packets while it carried at least heldMin of its rate
-// was the limit: the traffic wanted more than it let through, whatever a
-// CPU's share. (stack's own thresholds: 1 % and 75 %.)
-const (
-	heldShare = 0.01
-	heldMin   = 0.75
-)
-
-// heldShaper returns the shaper among cs that held the traffic back at
-// heldMin of its rate or more, the nearest to its rate; nil for none.
-func heldShaper(cs []Ceiling) *Ceiling {
-	for i := range cs {
-		if c := &cs[i]; c.Layer == BoundQdisc && c.held && c.Share >= heldMin {
-			return c
-		}
-	}
-	return nil
-}
-
-// heldFirst moves the shaper that held traffic back (heldShaper) to the
-// front of cs: it is the limit, whatever a CPU's share.
+// heldFirst moves the first shaper among cs that held the traffic back
+// (stack's QdiscSummary.HeldBack) while it carried stack.ShaperHeldMin of
+// its rate or more to the front of cs: the traffic wanted more than it let
+// through, so it is the limit, whatever a CPU's share.
 func heldFirst(cs []Ceiling) {
-	if h := heldShaper(cs); h != nil {
-		held := *h
-		i := slices.IndexFunc(cs, func(c Ceiling) bool { return c.Same(held) })
+	i := slices.IndexFunc(cs, func(c Ceiling) bool { return c.Layer == BoundQdisc && c.held && c.Share >= stack.ShaperHeldMin })
+	if i > 0 {
+		held := cs[i]
 		copy(cs[1:i+1], cs[:i])
 		cs[0] = held
 	}

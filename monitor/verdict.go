@@ -170,7 +170,7 @@ type Ceiling struct {
 	// saturated marks the core ceiling of a host whose every CPU was
 	// full, whatever with.
 	saturated bool
-	// held marks a shaper that held packets back (heldShaper).
+	// held marks a shaper that held packets back (stack.QdiscSummary.HeldBack).
 	held bool
 }
 

@@ -5,15 +5,18 @@ import (
 	"strings"
 )
 
+// ShaperHeldMin: a shaper that held packets back (HeldBack) and carried
+// at least this share of its rate bound the run.
+const ShaperHeldMin = 0.75
+
 // Thresholds of the qdisc judgement.
 const (
 	// shaperFullMin: a shaper that carried this share of its rate bound
 	// the run (as a link at 90 % does).
 	shaperFullMin = 0.9
-	// shaperHeldMin: or this share, when it held packets back (overlimits)
-	// for at least overlimitMin of them.
-	shaperHeldMin = 0.75
-	overlimitMin  = 0.01
+	// overlimitMin: a qdisc held packets back (HeldBack) when its
+	// overlimits were at least this share of its packets.
+	overlimitMin = 0.01
 	// qdiscDropMin: a qdisc that dropped this share of its packets (and
 	// dropRateMin a second) bound the run.
 	qdiscDropMin = 0.01
@@ -52,6 +55,13 @@ func (q *QdiscSummary) Limit() uint64 {
 	return q.Rate
 }
 
+// HeldBack reports whether the qdisc held packets back: overlimits at
+// least 1 % of its packets (a shaper whose traffic wanted more than its
+// rate).
+func (q *QdiscSummary) HeldBack() bool {
+	return q.Packets > 0 && float64(q.Overlimits)/float64(q.Packets) >= overlimitMin
+}
+
 // Name names a qdisc in a sentence: "tbf 1: on veth0", "htb class 1:10
 // on eth0".
 func (q *QdiscSummary) Name() string {
@@ -68,9 +78,9 @@ func judgeQdisc(q *QdiscSummary) []Judgement {
 	if rate > 0 && q.Seconds > 0 {
 		ceil := float64(rate) * 8 / 1e6
 		share := q.Mbps / ceil
-		held := q.Packets > 0 && float64(q.Overlimits)/float64(q.Packets) >= overlimitMin
+		held := q.HeldBack()
 		j := Judgement{Layer: LayerQdisc, Kind: "shaper", Subject: q.Name(), AchievedMbps: q.Mbps, CeilingMbps: ceil,
-			Share: share, Bound: share >= shaperFullMin || (held && share >= shaperHeldMin)}
+			Share: share, Bound: share >= shaperFullMin || (held && share >= ShaperHeldMin)}
 		j.Summary = fmt.Sprintf("the %s shapes to %s: the run's traffic through it moved %s, %s of that rate", q.Name(), mbpsText(ceil), mbpsText(q.Mbps), shareText(share))
 		if held {
 			j.Summary += fmt.Sprintf(", and %s packets waited for its tokens", countText(q.Overlimits))
