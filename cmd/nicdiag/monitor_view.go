@@ -179,11 +179,7 @@ func renderRunVerdict(w io.Writer, v monitor.Verdict) {
 	fmt.Fprintf(w, " over %d of %d samples with traffic (%.1f s; peak %s)\n", v.ActiveSamples, v.Samples, v.ActiveSeconds, monitor.FormatMbps(v.PeakMbps))
 	renderWatched(w, v.Watched)
 	if st := v.Stack; st != nil {
-		var layers []string
-		for _, l := range st.Layers {
-			layers = append(layers, fmt.Sprintf("%s %s", l.Layer, strings.ReplaceAll(string(l.State), "_", " ")))
-		}
-		fmt.Fprintf(w, "  stack: %s\n", strings.Join(layers, ", "))
+		fmt.Fprintf(w, "  stack: %s\n", stackLayers(st))
 	}
 	if len(v.Ceilings) == 0 {
 		return

@@ -14,6 +14,7 @@ import (
 	"github.com/nicdiag/nicdiag/internal/text"
 	"github.com/nicdiag/nicdiag/monitor"
 	"github.com/nicdiag/nicdiag/report"
+	"github.com/nicdiag/nicdiag/stack"
 )
 
 // reportFlags are the report command's own flags.
@@ -156,17 +157,24 @@ func runReport(ctx context.Context, e *env, fs *flag.FlagSet, pos []string, f re
 	return exitFor(fs2)
 }
 
+// stackLayers lists the stack's layers and their states: "transport
+// room, socket bound, ...", cleaned of terminal controls (a record is
+// hostile input).
+func stackLayers(st *stack.Summary) string {
+	var layers []string
+	for _, l := range st.Layers {
+		layers = append(layers, text.Clean(string(l.Layer))+" "+text.Clean(strings.ReplaceAll(string(l.State), "_", " ")))
+	}
+	return strings.Join(layers, ", ")
+}
+
 // writeVerdict prints the run verdict: its bound and sentence, then every
 // ceiling, nearest first. A record is hostile input: its strings are
 // cleaned of terminal controls.
 func writeVerdict(w io.Writer, v *monitor.Verdict) {
 	fmt.Fprintf(w, "verdict: %s: %s\n", text.Clean(string(v.Bound)), text.Clean(v.Summary))
 	if st := v.Stack; st != nil {
-		var layers []string
-		for _, l := range st.Layers {
-			layers = append(layers, text.Clean(string(l.Layer))+" "+text.Clean(strings.ReplaceAll(string(l.State), "_", " ")))
-		}
-		fmt.Fprintf(w, "this host's stack: %s\n", strings.Join(layers, ", "))
+		fmt.Fprintf(w, "this host's stack: %s\n", stackLayers(st))
 	}
 	if len(v.Ceilings) == 0 {
 		fmt.Fprintf(w, "ceilings: none judged\n")
